@@ -1,0 +1,153 @@
+// The scheduler's view of the cluster: tasks (pods), jobs (PodGroup + pods), nodes and queues,
+// held in dense vectors and addressed by small integer ids.
+//
+// A ClusterSnapshot is a value: the cache builds one per session, the session mutates its own
+// copy, and nothing in it points back into the cache. Every vector is sorted by a stable key
+// (namespace/name), so iteration order is the same for the same cluster.
+#ifndef LAHAR_API_CLUSTER_INFO_H_
+#define LAHAR_API_CLUSTER_INFO_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/objects.h"
+#include "api/resources.h"
+
+namespace lahar {
+
+using TaskId = int32_t;
+using JobId = int32_t;
+using NodeId = int32_t;
+using QueueId = int32_t;
+inline constexpr int32_t kNoId = -1;
+
+enum class TaskStatus : uint8_t {
+  kPending,    // waiting for a node
+  kAllocated,  // given a node in this session; bound when the statement commits
+  kPipelined,  // promised a node whose resources are still being released
+  kBinding,    // bind issued, not yet observed
+  kBound,      // bound by the apiserver, not yet running
+  kRunning,
+  kReleasing,  // being evicted or deleted; still holds its node's resources
+  kSucceeded,
+  kFailed,
+};
+inline constexpr size_t kTaskStatusCount = 9;
+std::string_view TaskStatusName(TaskStatus status);
+
+// Holds a node and counts towards its job's gang (Allocated, Binding, Bound, Running).
+inline bool IsPlaced(TaskStatus s) {
+  return s == TaskStatus::kAllocated || s == TaskStatus::kBinding || s == TaskStatus::kBound ||
+         s == TaskStatus::kRunning;
+}
+// Uses resources of its node (placed, or releasing).
+inline bool HoldsNode(TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kReleasing; }
+
+struct TaskInfo {
+  TaskId id = kNoId;
+  JobId job = kNoId;
+  std::shared_ptr<const Pod> pod;  // immutable: names, labels, constraints
+  Resources request;               // effective requests (no "pods" entry: counted separately)
+  Resources limit;                 // effective limits (missing limits = requests)
+  std::string role;                // volcano.sh/task-spec, "" when unset
+  int32_t task_priority = 0;       // higher first
+  int64_t index = 0;               // pod index within its job (rank); lower first
+  bool best_effort = false;        // requests nothing
+  // Tasks with the same scheduling constraints (selector, affinity, tolerations) share a class,
+  // so predicate plugins can cache node results per class instead of per pod.
+  int32_t constraint_class = 0;
+  TaskStatus status = TaskStatus::kPending;
+  NodeId node = kNoId;
+
+  const std::string& name() const { return pod->meta.name; }
+  const std::string& namespace_() const { return pod->meta.namespace_; }
+  std::string key() const { return pod->meta.namespace_ + "/" + pod->meta.name; }
+};
+
+struct JobInfo {
+  JobId id = kNoId;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  QueueId queue = kNoId;
+  int32_t min_available = 1;
+  std::map<std::string, int32_t, std::less<>> min_task_member;
+  Resources min_resources;
+  int32_t priority = 0;
+  std::string priority_class_name;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  int64_t creation_timestamp = 0;
+  int64_t creation_order = 0;  // a strictly increasing arrival counter: ties in creation time
+  bool has_pod_group = true;   // false for a lone pod treated as a job of one
+  // Elastic bookkeeping, kept by the cache across sessions.
+  Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
+  Millis last_scale_time = kNeverMillis;
+
+  std::vector<TaskId> tasks;  // every non-terminated task, sorted by name
+  std::array<int32_t, kTaskStatusCount> status_count{};
+  Resources allocated;  // requests of placed tasks
+  Resources request;    // requests of all tasks that are not finished
+
+  std::string key() const { return namespace_ + "/" + name; }
+  int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
+  // Placed tasks plus succeeded ones: what gang readiness counts.
+  int32_t ReadyCount() const;
+  int32_t PlacedCount() const;
+  int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) + Count(TaskStatus::kSucceeded); }
+  bool IsElastic() const { return MaxCount() > min_available; }
+};
+
+struct NodeInfo {
+  NodeId id = kNoId;
+  std::shared_ptr<const Node> node;
+  Resources allocatable;
+  Resources used;         // requests of every pod on the node (ours and other schedulers')
+  Resources releasing;    // part of `used` held by pods being evicted or deleted
+  Resources pipelined;    // promised to pipelined tasks
+  Resources used_limits;  // limits of every pod on the node
+  int32_t pod_count = 0;
+  int32_t max_pods = 110;
+  bool schedulable = true;  // not cordoned and Ready
+  std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
+
+  const std::string& name() const { return node->meta.name; }
+  Resources Idle() const { return allocatable - used; }
+  // What will be free once releasing pods are gone, minus what is promised already.
+  Resources FutureIdle() const { return allocatable - used + releasing - pipelined; }
+};
+
+struct QueueInfo {
+  QueueId id = kNoId;
+  std::string name;
+  int32_t weight = 1;
+  Resources capability;  // empty: unlimited; otherwise only the named resources are capped
+  Resources guarantee;
+  Resources deserved;    // from the Queue spec; plugins compute the effective share
+  bool open = true;
+  bool reclaimable = true;
+};
+
+struct ClusterSnapshot {
+  Millis now = 0;
+  std::vector<NodeInfo> nodes;
+  std::vector<JobInfo> jobs;
+  std::vector<TaskInfo> tasks;
+  std::vector<QueueInfo> queues;
+  std::map<std::string, int32_t, std::less<>> priority_classes;  // name -> value
+  Resources total_allocatable;  // over schedulable nodes
+
+  // Recomputes every job's status counts, allocated and request from its tasks.
+  void RecomputeJobAggregates();
+  QueueId FindQueue(std::string_view name) const;
+  JobId FindJob(std::string_view key) const;
+  NodeId FindNode(std::string_view name) const;
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_API_CLUSTER_INFO_H_

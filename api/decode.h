@@ -1,0 +1,50 @@
+// Decoding of Kubernetes objects from JSON (the apiserver) and YAML (files), with errors that
+// say which object and which field was wrong.
+#ifndef LAHAR_API_DECODE_H_
+#define LAHAR_API_DECODE_H_
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/objects.h"
+#include "rapidjson/document.h"
+#include "yaml-cpp/yaml.h"
+
+namespace lahar {
+
+using KubeObject = std::variant<Node, Pod, PodGroup, Queue, PriorityClass>;
+
+absl::StatusOr<Node> DecodeNode(const rapidjson::Value& json);
+absl::StatusOr<Pod> DecodePod(const rapidjson::Value& json);
+absl::StatusOr<PodGroup> DecodePodGroup(const rapidjson::Value& json);
+absl::StatusOr<Queue> DecodeQueue(const rapidjson::Value& json);
+absl::StatusOr<PriorityClass> DecodePriorityClass(const rapidjson::Value& json);
+
+// Decodes by `kind`. Kinds Lahar does not schedule with (ConfigMap, Service, ...) give
+// NotFound so callers may skip them; a known kind with a bad field gives InvalidArgument.
+absl::StatusOr<KubeObject> DecodeObject(const rapidjson::Value& json);
+
+// Parses every object of a YAML stream (several documents) or of a `kind: List`, as printed
+// by `kubectl get ... -o yaml`. Unknown kinds are skipped; errors name the document and field.
+absl::StatusOr<std::vector<KubeObject>> DecodeObjectStream(std::string_view text);
+
+// Reads the resource list {name: quantity} at `json`; `where` prefixes error messages.
+absl::StatusOr<Resources> DecodeResourceList(const rapidjson::Value& json, std::string_view where);
+
+// Parses a YAML text into its documents; syntax errors carry line and column.
+absl::StatusOr<std::vector<YAML::Node>> ParseYamlDocuments(std::string_view text);
+
+// Converts a YAML node to JSON. Plain scalars that read as integers become numbers, true/false
+// booleans, null/~ null; every other scalar (also quoted numbers) stays a string.
+void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
+                rapidjson::Document::AllocatorType& allocator);
+
+// Parses an RFC 3339 timestamp ("2024-01-02T03:04:05Z") to seconds since the epoch.
+absl::StatusOr<int64_t> ParseTimestamp(std::string_view text);
+
+}  // namespace lahar
+
+#endif  // LAHAR_API_DECODE_H_

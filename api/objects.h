@@ -1,0 +1,125 @@
+// The Kubernetes objects Lahar reads, reduced to the fields scheduling needs.
+//
+// These are plain values decoded once from JSON/YAML (see decode.h); the scheduler never keeps
+// JSON trees. The same decoder serves lahar-sim snapshot files and the daemon's watch stream.
+#ifndef LAHAR_API_OBJECTS_H_
+#define LAHAR_API_OBJECTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/resources.h"
+
+namespace lahar {
+
+// Sorted, so iteration order never depends on hashing.
+using StringMap = std::map<std::string, std::string, std::less<>>;
+
+inline constexpr char kGroupNameAnnotation[] = "scheduling.k8s.io/group-name";
+inline constexpr char kTaskSpecKey[] = "volcano.sh/task-spec";
+inline constexpr char kTaskPriorityAnnotation[] = "volcano.sh/task-priority";
+inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
+inline constexpr char kElasticCooldownAnnotation[] = "lahar.sh/elastic-cooldown";
+inline constexpr char kSimDurationAnnotation[] = "lahar.sh/sim-duration";
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string uid;
+  std::string resource_version;
+  int64_t creation_timestamp = 0;  // seconds since the epoch; 0 when unset
+  bool deleting = false;           // deletionTimestamp is set
+  StringMap labels;
+  StringMap annotations;
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Toleration {
+  std::string key;       // empty with operator Exists tolerates everything
+  std::string operator_ = "Equal";  // Equal or Exists
+  std::string value;
+  std::string effect;    // empty matches every effect
+};
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string operator_;  // In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+};
+
+// A term matches when all its requirements match; required affinity matches when any term does.
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is defined
+};
+
+enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+struct Pod {
+  ObjectMeta meta;
+  std::string scheduler_name = "default-scheduler";
+  std::string node_name;
+  PodPhase phase = PodPhase::kPending;
+  std::string priority_class_name;
+  std::optional<int32_t> priority;
+  int64_t termination_grace_period_seconds = 30;
+  // Effective requests/limits: max(sum of containers, each init container), plus overhead.
+  Resources requests;
+  Resources limits;
+  StringMap node_selector;
+  std::vector<NodeSelectorTerm> required_node_affinity;
+  std::vector<Toleration> tolerations;
+};
+
+enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+
+struct PodGroup {
+  ObjectMeta meta;
+  int32_t min_member = 1;
+  std::map<std::string, int32_t, std::less<>> min_task_member;
+  std::string queue = "default";
+  std::string priority_class_name;
+  Resources min_resources;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+};
+
+struct Queue {
+  ObjectMeta meta;
+  int32_t weight = 1;
+  Resources capability;  // empty: unlimited
+  Resources guarantee;
+  Resources deserved;    // empty: computed from weights
+  bool open = true;      // spec.state / status.state Closed stops admission
+  bool reclaimable = true;
+  std::string parent;
+};
+
+struct Node {
+  ObjectMeta meta;
+  Resources allocatable;
+  Resources capacity;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool ready = true;
+};
+
+struct PriorityClass {
+  ObjectMeta meta;
+  int32_t value = 0;
+  bool global_default = false;
+};
+
+std::string_view PodPhaseName(PodPhase phase);
+std::string_view PodGroupPhaseName(PodGroupPhase phase);
+
+}  // namespace lahar
+
+#endif  // LAHAR_API_OBJECTS_H_

@@ -1,0 +1,154 @@
+#include "api/resources.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "api/strings.h"
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+struct Interner {
+  std::mutex mu;
+  std::vector<std::string> names;
+  absl::flat_hash_map<std::string, ResourceId> ids;
+  Interner() {
+    for (std::string_view name :
+         {"cpu", "memory", "pods", "ephemeral-storage", "nvidia.com/gpu"}) {
+      ids.emplace(std::string(name), static_cast<ResourceId>(names.size()));
+      names.emplace_back(name);
+    }
+  }
+};
+
+// Never destroyed: resource ids must stay valid during static destruction.
+Interner& GetInterner() {
+  static Interner* interner = new Interner();
+  return *interner;
+}
+
+}  // namespace
+
+ResourceId InternResource(std::string_view name) {
+  Interner& interner = GetInterner();
+  std::lock_guard<std::mutex> lock(interner.mu);
+  auto it = interner.ids.find(ToAbsl(name));
+  if (it != interner.ids.end()) return it->second;
+  auto id = static_cast<ResourceId>(interner.names.size());
+  interner.names.emplace_back(name);
+  interner.ids.emplace(std::string(name), id);
+  return id;
+}
+
+std::string ResourceName(ResourceId id) {
+  Interner& interner = GetInterner();
+  std::lock_guard<std::mutex> lock(interner.mu);
+  return id < interner.names.size() ? interner.names[id] : StrCat("resource#", id);
+}
+
+size_t ResourceCount() {
+  Interner& interner = GetInterner();
+  std::lock_guard<std::mutex> lock(interner.mu);
+  return interner.names.size();
+}
+
+QuantityUnit ResourceUnit(ResourceId id) {
+  return id == kCpu ? QuantityUnit::kMilli : QuantityUnit::kUnit;
+}
+
+void Resources::Set(ResourceId id, int64_t amount) {
+  if (id >= amounts_.size()) {
+    if (amount == 0) return;
+    amounts_.resize(id + 1, 0);
+  }
+  amounts_[id] = amount;
+}
+
+Resources& Resources::operator+=(const Resources& other) {
+  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
+  for (size_t i = 0; i < other.amounts_.size(); ++i) amounts_[i] += other.amounts_[i];
+  return *this;
+}
+
+Resources& Resources::operator-=(const Resources& other) {
+  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
+  for (size_t i = 0; i < other.amounts_.size(); ++i) amounts_[i] -= other.amounts_[i];
+  return *this;
+}
+
+bool Resources::operator==(const Resources& other) const {
+  size_t n = std::max(amounts_.size(), other.amounts_.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (Get(static_cast<ResourceId>(i)) != other.Get(static_cast<ResourceId>(i))) return false;
+  }
+  return true;
+}
+
+bool Resources::LessEqual(const Resources& other) const {
+  size_t n = std::max(amounts_.size(), other.amounts_.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (Get(static_cast<ResourceId>(i)) > other.Get(static_cast<ResourceId>(i))) return false;
+  }
+  return true;
+}
+
+bool Resources::FitsIn(const Resources& available) const { return FirstShortage(available) < 0; }
+
+int Resources::FirstShortage(const Resources& available) const {
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    if (amounts_[i] > 0 && amounts_[i] > available.Get(static_cast<ResourceId>(i))) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+bool Resources::IsZero() const {
+  return std::all_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v == 0; });
+}
+
+bool Resources::AnyNegative() const {
+  return std::any_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v < 0; });
+}
+
+Resources Resources::Max(const Resources& other) const {
+  Resources out = *this;
+  if (other.amounts_.size() > out.amounts_.size()) out.amounts_.resize(other.amounts_.size(), 0);
+  for (size_t i = 0; i < other.amounts_.size(); ++i) {
+    out.amounts_[i] = std::max(out.amounts_[i], other.amounts_[i]);
+  }
+  return out;
+}
+
+Resources Resources::Min(const Resources& other) const {
+  Resources out = *this;
+  for (size_t i = 0; i < out.amounts_.size(); ++i) {
+    out.amounts_[i] = std::min(out.amounts_[i], other.Get(static_cast<ResourceId>(i)));
+  }
+  return out;
+}
+
+void Resources::ClampNegativeToZero() {
+  for (auto& v : amounts_) v = std::max<int64_t>(v, 0);
+}
+
+std::vector<std::pair<ResourceId, int64_t>> Resources::NonZero() const {
+  std::vector<std::pair<ResourceId, int64_t>> out;
+  for (size_t i = 0; i < amounts_.size(); ++i) {
+    if (amounts_[i] != 0) out.emplace_back(static_cast<ResourceId>(i), amounts_[i]);
+  }
+  return out;
+}
+
+std::string Resources::DebugString() const {
+  std::string out;
+  for (const auto& [id, amount] : NonZero()) {
+    if (!out.empty()) out += ", ";
+    StrAppend(&out, ResourceName(id), ": ", FormatQuantity(amount, ResourceUnit(id)));
+  }
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace lahar

@@ -1,0 +1,75 @@
+// Resource names interned to small integer ids, and dense fixed-point resource vectors.
+#ifndef LAHAR_API_RESOURCES_H_
+#define LAHAR_API_RESOURCES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
+#include "api/quantity.h"
+
+namespace lahar {
+
+using ResourceId = uint16_t;
+
+// Well-known ids; every other name is interned on first sight. Ids are process-wide and
+// never reused, so vectors from different snapshots agree on what index i means.
+inline constexpr ResourceId kCpu = 0;
+inline constexpr ResourceId kMemory = 1;
+inline constexpr ResourceId kPods = 2;
+inline constexpr ResourceId kEphemeralStorage = 3;
+inline constexpr ResourceId kNvidiaGpu = 4;
+
+ResourceId InternResource(std::string_view name);
+std::string ResourceName(ResourceId id);
+size_t ResourceCount();
+QuantityUnit ResourceUnit(ResourceId id);  // kMilli for cpu, kUnit otherwise
+
+// A vector of amounts in canonical units (millicores, bytes, counts) indexed by ResourceId.
+// Missing trailing entries are zero, so vectors of different lengths compare naturally.
+class Resources {
+ public:
+  Resources() = default;
+
+  int64_t Get(ResourceId id) const { return id < amounts_.size() ? amounts_[id] : 0; }
+  void Set(ResourceId id, int64_t amount);
+  void Add(ResourceId id, int64_t amount) { Set(id, Get(id) + amount); }
+
+  Resources& operator+=(const Resources& other);
+  Resources& operator-=(const Resources& other);
+  friend Resources operator+(Resources a, const Resources& b) { return a += b; }
+  friend Resources operator-(Resources a, const Resources& b) { return a -= b; }
+  bool operator==(const Resources& other) const;
+
+  // True when every amount of *this is <= the same amount of `other`.
+  bool LessEqual(const Resources& other) const;
+  // Like LessEqual, but only dimensions that *this requests (non-zero) are compared.
+  // Used for fit checks: a pod asking no GPU fits on a node without GPUs.
+  bool FitsIn(const Resources& available) const;
+  // The first dimension where *this exceeds `available`, or -1.
+  int FirstShortage(const Resources& available) const;
+  bool IsZero() const;
+  bool AnyNegative() const;
+  // Element-wise max / min.
+  Resources Max(const Resources& other) const;
+  Resources Min(const Resources& other) const;
+  // Amounts below zero become zero.
+  void ClampNegativeToZero();
+
+  size_t size() const { return amounts_.size(); }
+  // Non-zero entries in id order.
+  std::vector<std::pair<ResourceId, int64_t>> NonZero() const;
+  // "cpu: 4, memory: 16Gi, nvidia.com/gpu: 1" (human readable, for messages and logs).
+  std::string DebugString() const;
+
+ private:
+  absl::InlinedVector<int64_t, 6> amounts_;
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_API_RESOURCES_H_
