@@ -1,0 +1,18 @@
+// TODO(owner): replace this stub with the allocate action.
+#ifndef LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
+#define LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "scheduler/framework/arguments.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace lahar {
+
+// Validates `arguments` and creates the action.
+absl::StatusOr<std::unique_ptr<Action>> NewAllocateAction(const Arguments& arguments);
+
+}  // namespace lahar
+
+#endif  // LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_

@@ -1,0 +1,380 @@
+#include "cache/cluster_cache.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "api/duration.h"
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+std::string Key(std::string_view ns, std::string_view name) { return StrCat(ns, "/", name); }
+
+bool IsTerminal(PodPhase phase) { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
+
+TaskStatus StatusOf(const Pod& pod, bool releasing) {
+  if (pod.phase == PodPhase::kSucceeded) return TaskStatus::kSucceeded;
+  if (pod.phase == PodPhase::kFailed) return TaskStatus::kFailed;
+  if (pod.meta.deleting || releasing) return pod.node_name.empty() ? TaskStatus::kFailed : TaskStatus::kReleasing;
+  if (pod.node_name.empty()) return TaskStatus::kPending;
+  if (pod.phase == PodPhase::kRunning) return TaskStatus::kRunning;
+  return TaskStatus::kBound;
+}
+
+}  // namespace
+
+int64_t PodIndex(const Pod& pod) {
+  for (std::string_view label : {"batch.kubernetes.io/job-completion-index",
+                                 "training.kubeflow.org/replica-index", "volcano.sh/task-index"}) {
+    auto it = pod.meta.labels.find(label);
+    int64_t index;
+    if (it != pod.meta.labels.end() && absl::SimpleAtoi(it->second, &index)) return index;
+  }
+  const std::string& name = pod.meta.name;
+  size_t dash = name.rfind('-');
+  int64_t index;
+  if (dash != std::string::npos && dash + 1 < name.size() &&
+      absl::SimpleAtoi(ToAbsl(std::string_view(name).substr(dash + 1)), &index) && index >= 0) {
+    return index;
+  }
+  return 0;
+}
+
+std::string PodRole(const Pod& pod) {
+  auto it = pod.meta.annotations.find(kTaskSpecKey);
+  if (it != pod.meta.annotations.end()) return it->second;
+  it = pod.meta.labels.find(kTaskSpecKey);
+  if (it != pod.meta.labels.end()) return it->second;
+  return "";
+}
+
+int32_t PodTaskPriority(const Pod& pod) {
+  auto it = pod.meta.annotations.find(kTaskPriorityAnnotation);
+  int32_t priority;
+  if (it != pod.meta.annotations.end() && absl::SimpleAtoi(it->second, &priority)) return priority;
+  return pod.priority.value_or(0);
+}
+
+ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) {}
+
+void ClusterCache::UpsertNode(Node node) {
+  std::string name = node.meta.name;
+  nodes_[name] = std::make_shared<const Node>(std::move(node));
+}
+
+void ClusterCache::DeleteNode(std::string_view name) {
+  auto it = nodes_.find(name);
+  if (it != nodes_.end()) nodes_.erase(it);
+}
+
+int32_t ClusterCache::ConstraintClass(const Pod& pod) {
+  // Pods with the same selector, affinity and tolerations fit the same nodes (resources apart).
+  std::string signature;
+  for (const auto& [k, v] : pod.node_selector) StrAppend(&signature, "s", k, "=", v, ";");
+  for (const auto& term : pod.required_node_affinity) {
+    signature += "t{";
+    for (const auto* list : {&term.match_expressions, &term.match_fields}) {
+      for (const auto& r : *list) {
+        StrAppend(&signature, r.key, " ", r.operator_);
+        for (const auto& v : r.values) StrAppend(&signature, ",", v);
+        signature += ";";
+      }
+      signature += "|";
+    }
+    signature += "}";
+  }
+  for (const auto& t : pod.tolerations) StrAppend(&signature, "o", t.key, t.operator_, t.value, t.effect, ";");
+  auto [it, inserted] = constraint_classes_.emplace(signature, static_cast<int32_t>(constraint_classes_.size()));
+  return it->second;
+}
+
+void ClusterCache::UpsertPod(Pod pod) {
+  std::string key = Key(pod.meta.namespace_, pod.meta.name);
+  PodEntry& entry = pods_[key];
+  // A confirmed binding or a new incarnation of the pod replaces what we assumed.
+  bool same_incarnation = entry.pod && entry.pod->meta.uid == pod.meta.uid;
+  if (!same_incarnation || !pod.node_name.empty()) entry.assumed_bound = false;
+  if (!same_incarnation) entry.releasing = false;
+  if (entry.assumed_bound && pod.node_name.empty() && entry.pod) pod.node_name = entry.pod->node_name;
+  entry.constraint_class = ConstraintClass(pod);
+  entry.pod = std::make_shared<const Pod>(std::move(pod));
+}
+
+void ClusterCache::DeletePod(std::string_view ns, std::string_view name) {
+  auto it = pods_.find(Key(ns, name));
+  if (it != pods_.end()) pods_.erase(it);
+}
+
+void ClusterCache::UpsertPodGroup(PodGroup group) {
+  std::string key = Key(group.meta.namespace_, group.meta.name);
+  auto it = pod_groups_.find(key);
+  if (it == pod_groups_.end()) {
+    pod_groups_.emplace(key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis});
+  } else {
+    it->second.group = std::move(group);
+  }
+}
+
+void ClusterCache::DeletePodGroup(std::string_view ns, std::string_view name) {
+  auto it = pod_groups_.find(Key(ns, name));
+  if (it != pod_groups_.end()) pod_groups_.erase(it);
+}
+
+void ClusterCache::UpsertQueue(Queue queue) {
+  std::string name = queue.meta.name;
+  queues_[name] = std::move(queue);
+}
+
+void ClusterCache::DeleteQueue(std::string_view name) {
+  auto it = queues_.find(name);
+  if (it != queues_.end()) queues_.erase(it);
+}
+
+void ClusterCache::UpsertPriorityClass(PriorityClass priority_class) {
+  std::string name = priority_class.meta.name;
+  priority_classes_[name] = std::move(priority_class);
+}
+
+void ClusterCache::DeletePriorityClass(std::string_view name) {
+  auto it = priority_classes_.find(name);
+  if (it != priority_classes_.end()) priority_classes_.erase(it);
+}
+
+absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_view node_name) {
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
+  if (!it->second.pod->node_name.empty()) {
+    return absl::FailedPreconditionError(StrCat("pod ", pod_key, " is already on ", it->second.pod->node_name));
+  }
+  auto pod = std::make_shared<Pod>(*it->second.pod);
+  pod->node_name = std::string(node_name);
+  it->second.pod = std::move(pod);
+  it->second.assumed_bound = true;
+  return absl::OkStatus();
+}
+
+absl::Status ClusterCache::MarkReleasing(std::string_view pod_key) {
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
+  it->second.releasing = true;
+  return absl::OkStatus();
+}
+
+absl::Status ClusterCache::SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase) {
+  auto it = pod_groups_.find(job_key);
+  if (it == pod_groups_.end()) return absl::NotFoundError(StrCat("podgroup ", job_key, " is not in the cache"));
+  it->second.group.phase = phase;
+  return absl::OkStatus();
+}
+
+void ClusterCache::RecordScale(std::string_view job_key, Millis when) {
+  last_scale_[std::string(job_key)] = when;
+}
+
+const Pod* ClusterCache::FindPod(std::string_view key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : it->second.pod.get();
+}
+
+const Node* ClusterCache::FindNode(std::string_view name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : it->second.get();
+}
+
+const PodGroup* ClusterCache::FindPodGroup(std::string_view key) const {
+  auto it = pod_groups_.find(key);
+  return it == pod_groups_.end() ? nullptr : &it->second.group;
+}
+
+ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
+  ClusterSnapshot snap;
+  snap.now = now;
+
+  // Queues, with the default queue always present.
+  std::map<std::string, QueueId, std::less<>> queue_ids;
+  auto add_queue = [&](const Queue& q) {
+    QueueInfo info;
+    info.id = static_cast<QueueId>(snap.queues.size());
+    info.name = q.meta.name;
+    info.weight = q.weight;
+    info.capability = q.capability;
+    info.guarantee = q.guarantee;
+    info.deserved = q.deserved;
+    info.open = q.open;
+    info.reclaimable = q.reclaimable;
+    queue_ids[info.name] = info.id;
+    snap.queues.push_back(std::move(info));
+  };
+  std::vector<const Queue*> queues;
+  Queue default_queue;
+  default_queue.meta.name = options_.default_queue;
+  if (queues_.find(options_.default_queue) == queues_.end()) queues.push_back(&default_queue);
+  for (const auto& [name, q] : queues_) queues.push_back(&q);
+  std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
+  for (const Queue* q : queues) add_queue(*q);
+
+  for (const auto& [name, pc] : priority_classes_) snap.priority_classes[name] = pc.value;
+  int32_t default_priority = 0;
+  for (const auto& [name, pc] : priority_classes_) {
+    if (pc.global_default) default_priority = pc.value;
+  }
+  auto priority_of = [&](const std::string& class_name, int32_t fallback) {
+    auto it = priority_classes_.find(class_name);
+    return it != priority_classes_.end() ? it->second.value : fallback;
+  };
+
+  // Nodes in name order (the map's order).
+  std::map<std::string_view, NodeId, std::less<>> node_ids;
+  for (const auto& [name, node] : nodes_) {
+    NodeInfo info;
+    info.id = static_cast<NodeId>(snap.nodes.size());
+    info.node = node;
+    info.allocatable = node->allocatable;
+    info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
+    info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
+    info.schedulable = !node->unschedulable && node->ready;
+    if (info.schedulable) snap.total_allocatable += info.allocatable;
+    node_ids[node->meta.name] = info.id;
+    snap.nodes.push_back(std::move(info));
+  }
+
+  // Jobs: PodGroups, then lone pods of ours as jobs of one; all in namespace/name order.
+  struct JobSource {
+    const PodGroupEntry* group = nullptr;
+    const PodEntry* lone_pod = nullptr;
+    std::vector<const PodEntry*> pods;
+  };
+  std::map<std::string, JobSource, std::less<>> sources;
+  for (const auto& [key, entry] : pod_groups_) sources[key].group = &entry;
+  for (const auto& [key, entry] : pods_) {
+    const Pod& pod = *entry.pod;
+    bool ours = options_.scheduler_names.count(pod.scheduler_name) > 0;
+    if (!IsTerminal(pod.phase) && !pod.node_name.empty()) {
+      auto node = node_ids.find(pod.node_name);
+      if (node != node_ids.end() && !ours) {
+        NodeInfo& info = snap.nodes[node->second];
+        info.used += pod.requests;
+        info.used_limits += pod.limits;
+        ++info.pod_count;
+        if (pod.meta.deleting) info.releasing += pod.requests;
+      }
+    }
+    if (!ours) continue;
+    auto group = pod.meta.annotations.find(kGroupNameAnnotation);
+    if (group != pod.meta.annotations.end() && !group->second.empty()) {
+      auto source = sources.find(Key(pod.meta.namespace_, group->second));
+      if (source != sources.end()) source->second.pods.push_back(&entry);
+      // A pod whose PodGroup has not arrived yet waits for it.
+    } else {
+      JobSource& lone = sources[key];
+      lone.lone_pod = &entry;
+      lone.pods.push_back(&entry);
+    }
+  }
+
+  for (auto& [key, source] : sources) {
+    if (source.group == nullptr && source.lone_pod == nullptr) continue;
+    JobInfo job;
+    job.id = static_cast<JobId>(snap.jobs.size());
+    if (source.group != nullptr) {
+      const PodGroup& pg = source.group->group;
+      job.namespace_ = pg.meta.namespace_;
+      job.name = pg.meta.name;
+      job.uid = pg.meta.uid;
+      job.min_available = pg.min_member;
+      job.min_task_member = pg.min_task_member;
+      job.min_resources = pg.min_resources;
+      job.priority_class_name = pg.priority_class_name;
+      job.priority = priority_of(pg.priority_class_name, default_priority);
+      job.phase = pg.phase;
+      job.creation_timestamp = pg.meta.creation_timestamp;
+      job.creation_order = source.group->creation_order;
+      auto q = queue_ids.find(pg.queue);
+      job.queue = q == queue_ids.end() ? kNoId : q->second;
+      auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
+      if (cooldown != pg.meta.annotations.end()) {
+        auto parsed = ParseDuration(cooldown->second);
+        if (parsed.ok()) job.cooldown_override = *parsed;
+      }
+    } else {
+      const Pod& pod = *source.lone_pod->pod;
+      job.namespace_ = pod.meta.namespace_;
+      job.name = pod.meta.name;
+      job.uid = pod.meta.uid;
+      job.has_pod_group = false;
+      job.min_available = 1;
+      job.min_resources = pod.requests;
+      job.priority_class_name = pod.priority_class_name;
+      job.priority = pod.priority.value_or(priority_of(pod.priority_class_name, default_priority));
+      job.phase = pod.node_name.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+      job.creation_timestamp = pod.meta.creation_timestamp;
+      job.creation_order = -1;
+      job.queue = queue_ids.at(options_.default_queue);
+    }
+    auto scaled = last_scale_.find(job.key());
+    if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
+    // Jobs naming a queue that does not exist are not scheduled (their PodGroup says why).
+    for (const PodEntry* entry : source.pods) {
+      const Pod& pod = *entry->pod;
+      TaskInfo task;
+      task.id = static_cast<TaskId>(snap.tasks.size());
+      task.job = job.id;
+      task.pod = entry->pod;
+      task.request = pod.requests;
+      task.limit = pod.limits;
+      task.role = PodRole(pod);
+      task.task_priority = PodTaskPriority(pod);
+      task.index = PodIndex(pod);
+      task.best_effort = pod.requests.IsZero();
+      task.constraint_class = entry->constraint_class;
+      task.status = StatusOf(pod, entry->releasing);
+      if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
+      if (HoldsNode(task.status)) {
+        auto node = node_ids.find(pod.node_name);
+        if (node == node_ids.end()) {
+          task.status = TaskStatus::kFailed;  // its node is gone
+        } else {
+          task.node = node->second;
+          NodeInfo& info = snap.nodes[task.node];
+          info.used += task.request;
+          info.used_limits += task.limit;
+          ++info.pod_count;
+          if (task.status == TaskStatus::kReleasing) info.releasing += task.request;
+          info.tasks.push_back(task.id);
+        }
+      }
+      job.tasks.push_back(task.id);
+      snap.tasks.push_back(std::move(task));
+    }
+    snap.jobs.push_back(std::move(job));
+  }
+  snap.RecomputeJobAggregates();
+  return snap;
+}
+
+template <typename Map, typename T, typename Get>
+static std::vector<const T*> Collect(const Map& map, Get get) {
+  std::vector<const T*> out;
+  for (const auto& [key, value] : map) out.push_back(get(value));
+  return out;
+}
+
+std::vector<const Node*> ClusterCache::Nodes() const {
+  return Collect<decltype(nodes_), Node>(nodes_, [](const auto& n) { return n.get(); });
+}
+std::vector<const Pod*> ClusterCache::Pods() const {
+  return Collect<decltype(pods_), Pod>(pods_, [](const PodEntry& e) { return e.pod.get(); });
+}
+std::vector<const PodGroup*> ClusterCache::PodGroups() const {
+  return Collect<decltype(pod_groups_), PodGroup>(pod_groups_, [](const PodGroupEntry& e) { return &e.group; });
+}
+std::vector<const Queue*> ClusterCache::Queues() const {
+  return Collect<decltype(queues_), Queue>(queues_, [](const Queue& q) { return &q; });
+}
+std::vector<const PriorityClass*> ClusterCache::PriorityClasses() const {
+  return Collect<decltype(priority_classes_), PriorityClass>(priority_classes_,
+                                                             [](const PriorityClass& p) { return &p; });
+}
+
+}  // namespace lahar

@@ -1,0 +1,99 @@
+// The scheduler's cache: the Kubernetes objects it has seen (from a watch or from the
+// simulator) and the bookkeeping that must outlive a session. Sessions never read it
+// directly; they get a ClusterSnapshot, a self-contained copy built by Snapshot().
+#ifndef LAHAR_CACHE_CLUSTER_CACHE_H_
+#define LAHAR_CACHE_CLUSTER_CACHE_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "api/cluster_info.h"
+#include "api/objects.h"
+
+namespace lahar {
+
+struct CacheOptions {
+  std::set<std::string, std::less<>> scheduler_names = {"lahar"};
+  std::string default_queue = "default";
+};
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(CacheOptions options = {});
+
+  void UpsertNode(Node node);
+  void DeleteNode(std::string_view name);
+  void UpsertPod(Pod pod);
+  void DeletePod(std::string_view namespace_, std::string_view name);
+  void UpsertPodGroup(PodGroup group);
+  void DeletePodGroup(std::string_view namespace_, std::string_view name);
+  void UpsertQueue(Queue queue);
+  void DeleteQueue(std::string_view name);
+  void UpsertPriorityClass(PriorityClass priority_class);
+  void DeletePriorityClass(std::string_view name);
+
+  // Decisions a session made, reflected before the apiserver (or simulator) confirms them,
+  // so the next session does not place the same pod twice.
+  absl::Status AssumeBound(std::string_view pod_key, std::string_view node_name);
+  absl::Status MarkReleasing(std::string_view pod_key);
+  absl::Status SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase);
+  // Restarts the elastic cooldown of a job.
+  void RecordScale(std::string_view job_key, Millis when);
+
+  const Pod* FindPod(std::string_view key) const;
+  const Node* FindNode(std::string_view name) const;
+  const PodGroup* FindPodGroup(std::string_view key) const;
+  size_t pod_count() const { return pods_.size(); }
+  size_t node_count() const { return nodes_.size(); }
+
+  // Builds the session's view. Pods of other schedulers count against their nodes only.
+  ClusterSnapshot Snapshot(Millis now) const;
+
+  // Every object, in a stable order (for /debug/snapshot and lahar-sim snapshot files).
+  std::vector<const Node*> Nodes() const;
+  std::vector<const Pod*> Pods() const;
+  std::vector<const PodGroup*> PodGroups() const;
+  std::vector<const Queue*> Queues() const;
+  std::vector<const PriorityClass*> PriorityClasses() const;
+
+ private:
+  struct PodEntry {
+    std::shared_ptr<const Pod> pod;
+    int32_t constraint_class = 0;
+    bool assumed_bound = false;  // node set by AssumeBound, not confirmed
+    bool releasing = false;      // evicted by us, not yet gone
+  };
+  struct PodGroupEntry {
+    PodGroup group;
+    int64_t creation_order = 0;
+    Millis last_scale_time = kNeverMillis;
+  };
+
+  int32_t ConstraintClass(const Pod& pod);
+
+  CacheOptions options_;
+  std::map<std::string, std::shared_ptr<const Node>, std::less<>> nodes_;
+  std::map<std::string, PodEntry, std::less<>> pods_;  // key "ns/name"
+  std::map<std::string, PodGroupEntry, std::less<>> pod_groups_;
+  std::map<std::string, Queue, std::less<>> queues_;
+  std::map<std::string, PriorityClass, std::less<>> priority_classes_;
+  std::map<std::string, int32_t, std::less<>> constraint_classes_;
+  std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
+  int64_t next_creation_order_ = 0;
+};
+
+// The pod's index within its job (spec section 2): completion index, replica index,
+// volcano task index labels, else the trailing -N of its name; 0 when none.
+int64_t PodIndex(const Pod& pod);
+// The pod's task role: annotation or label volcano.sh/task-spec.
+std::string PodRole(const Pod& pod);
+// The pod's task priority: annotation volcano.sh/task-priority, else spec.priority.
+int32_t PodTaskPriority(const Pod& pod);
+
+}  // namespace lahar
+
+#endif  // LAHAR_CACHE_CLUSTER_CACHE_H_

@@ -1,0 +1,18 @@
+// TODO(owner): replace this stub with the binpack plugin.
+#ifndef LAHAR_PLUGINS_BINPACK_BINPACK_H_
+#define LAHAR_PLUGINS_BINPACK_BINPACK_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "scheduler/framework/arguments.h"
+#include "scheduler/framework/interfaces.h"
+
+namespace lahar {
+
+// Validates `arguments` and creates the plugin.
+absl::StatusOr<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& arguments);
+
+}  // namespace lahar
+
+#endif  // LAHAR_PLUGINS_BINPACK_BINPACK_H_

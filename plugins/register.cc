@@ -1,0 +1,27 @@
+// The one list of built-in plugins.
+#include "plugins/binpack/binpack.h"
+#include "plugins/drf/drf.h"
+#include "plugins/elastic/elastic.h"
+#include "plugins/gang/gang.h"
+#include "plugins/nodeorder/nodeorder.h"
+#include "plugins/predicates/predicates.h"
+#include "plugins/priority/priority.h"
+#include "plugins/proportion/proportion.h"
+#include "api/status_macros.h"
+#include "scheduler/builtins.h"
+
+namespace lahar {
+
+absl::Status RegisterBuiltinPlugins(Registry& registry) {
+  RETURN_IF_ERROR(registry.RegisterPlugin("priority", NewPriorityPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("gang", NewGangPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("elastic", NewElasticPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("drf", NewDrfPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));
+  return absl::OkStatus();
+}
+
+}  // namespace lahar

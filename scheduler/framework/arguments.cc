@@ -1,0 +1,63 @@
+#include "scheduler/framework/arguments.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "api/strings.h"
+
+namespace lahar {
+
+absl::Status Arguments::Error(std::string_view key, std::string_view what) const {
+  return absl::InvalidArgumentError(StrCat(owner_, ": argument ", key, ": ", what));
+}
+
+absl::StatusOr<std::string> Arguments::GetString(std::string_view key,
+                                                 std::string default_value) const {
+  auto it = values_.find(key);
+  return it == values_.end() ? default_value : it->second;
+}
+
+absl::StatusOr<int64_t> Arguments::GetInt(std::string_view key, int64_t default_value,
+                                          int64_t min, int64_t max) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return default_value;
+  int64_t value;
+  if (!absl::SimpleAtoi(it->second, &value)) {
+    return Error(key, StrCat("\"", it->second, "\" is not an integer"));
+  }
+  if (value < min || value > max) {
+    return Error(key, StrCat(value, " is outside [", min, ", ", max, "]"));
+  }
+  return value;
+}
+
+absl::StatusOr<double> Arguments::GetDouble(std::string_view key, double default_value,
+                                            double min, double max) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return default_value;
+  double value;
+  if (!absl::SimpleAtod(it->second, &value) || value != value) {
+    return Error(key, StrCat("\"", it->second, "\" is not a number"));
+  }
+  if (value < min || value > max) {
+    return Error(key, StrCat(value, " is outside [", min, ", ", max, "]"));
+  }
+  return value;
+}
+
+absl::StatusOr<bool> Arguments::GetBool(std::string_view key, bool default_value) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return default_value;
+  if (it->second == "true" || it->second == "True") return true;
+  if (it->second == "false" || it->second == "False") return false;
+  return Error(key, StrCat("\"", it->second, "\" is not true or false"));
+}
+
+absl::StatusOr<Millis> Arguments::GetDuration(std::string_view key, Millis default_value) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return default_value;
+  auto value = ParseDuration(it->second);
+  if (!value.ok()) return Error(key, FromAbsl(value.status().message()));
+  return *value;
+}
+
+}  // namespace lahar

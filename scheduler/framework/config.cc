@@ -1,0 +1,210 @@
+#include "scheduler/framework/config.h"
+
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "api/decode.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+constexpr char kDefaultConfig[] = R"(actions: "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: elastic
+    arguments:
+      elastic.cooldown: 60s
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+std::string Where(const YAML::Node& node) {
+  return StrCat("line ", node.Mark().line + 1);
+}
+
+absl::Status ErrorAt(const YAML::Node& node, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("scheduler configuration, ", Where(node), ": ", what));
+}
+
+// Reads `arguments:` as flat key -> scalar text.
+absl::StatusOr<Arguments> ReadArguments(const YAML::Node& node, std::string owner) {
+  std::map<std::string, std::string, std::less<>> values;
+  if (node && !node.IsNull()) {
+    if (!node.IsMap()) return ErrorAt(node, StrCat(owner, ": arguments must be a map"));
+    for (const auto& kv : node) {
+      const std::string& key = kv.first.Scalar();
+      if (!kv.second.IsScalar()) {
+        return ErrorAt(kv.second, StrCat(owner, ": argument ", key, " must be a single value"));
+      }
+      values.emplace(key, kv.second.Scalar());
+    }
+  }
+  return Arguments(std::move(owner), std::move(values));
+}
+
+absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Registry& registry) {
+  if (!node.IsMap()) return ErrorAt(node, "a plugin must be a map with a name");
+  PluginOption option;
+  const YAML::Node name = node["name"];
+  if (!name || !name.IsScalar() || name.Scalar().empty()) return ErrorAt(node, "plugin without a name");
+  option.name = name.Scalar();
+  if (!registry.HasPlugin(option.name)) {
+    return ErrorAt(name, StrCat("unknown plugin \"", option.name, "\" (valid plugins: ",
+                                absl::StrJoin(registry.PluginNames(), ", "), ")"));
+  }
+  for (const auto& kv : node) {
+    const std::string& key = kv.first.Scalar();
+    if (key == "name") continue;
+    if (key == "arguments") {
+      ASSIGN_OR_RETURN(option.arguments, ReadArguments(kv.second, StrCat("plugin ", option.name)));
+      continue;
+    }
+    bool known = false;
+    for (const ExtensionPointFlag& flag : kExtensionPointFlags) {
+      if (key != flag.yaml_key) continue;
+      known = true;
+      const std::string& v = kv.second.IsScalar() ? kv.second.Scalar() : "";
+      if (v != "true" && v != "false") {
+        return ErrorAt(kv.second, StrCat("plugin ", option.name, ": ", key, " must be true or false"));
+      }
+      option.enabled[static_cast<size_t>(flag.point)] = v == "true";
+    }
+    if (!known) {
+      std::vector<std::string_view> keys = {"name", "arguments"};
+      for (const ExtensionPointFlag& flag : kExtensionPointFlags) keys.push_back(flag.yaml_key);
+      std::vector<std::string> key_strings(keys.begin(), keys.end());
+      return ErrorAt(kv.first, StrCat("plugin ", option.name, ": unknown key \"", key,
+                                      "\" (valid keys: ", absl::StrJoin(key_strings, ", "), ")"));
+    }
+  }
+  // Construct once so that malformed arguments are reported now, not at the first session.
+  auto plugin = registry.NewPlugin(option.name, option.arguments);
+  if (!plugin.ok()) return ErrorAt(node, FromAbsl(plugin.status().message()));
+  return option;
+}
+
+}  // namespace
+
+const Arguments& SchedulerConfig::ActionArguments(std::string_view action) const {
+  static const Arguments* empty = new Arguments();
+  auto it = action_arguments.find(action);
+  return it == action_arguments.end() ? *empty : it->second;
+}
+
+std::string SchedulerConfig::ToYaml() const {
+  std::string out = StrCat("actions: \"", absl::StrJoin(actions, ", "), "\"\ntiers:\n");
+  for (const Tier& tier : tiers) {
+    out += "- plugins:\n";
+    for (const PluginOption& plugin : tier.plugins) {
+      StrAppend(&out, "  - name: ", plugin.name, "\n");
+      for (const ExtensionPointFlag& flag : kExtensionPointFlags) {
+        const auto& value = plugin.enabled[static_cast<size_t>(flag.point)];
+        if (value.has_value()) StrAppend(&out, "    ", flag.yaml_key, ": ", *value, "\n");
+      }
+      if (!plugin.arguments.values().empty()) {
+        out += "    arguments:\n";
+        for (const auto& [key, value] : plugin.arguments.values()) {
+          StrAppend(&out, "      ", key, ": \"", value, "\"\n");
+        }
+      }
+    }
+  }
+  if (!action_arguments.empty()) {
+    out += "configurations:\n";
+    for (const auto& [name, args] : action_arguments) {
+      StrAppend(&out, "- name: ", name, "\n  arguments:\n");
+      for (const auto& [key, value] : args.values()) StrAppend(&out, "    ", key, ": \"", value, "\"\n");
+    }
+  }
+  return out;
+}
+
+std::string_view DefaultSchedulerConfigYaml() { return kDefaultConfig; }
+
+absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, const Registry& registry) {
+  ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, ParseYamlDocuments(yaml));
+  if (docs.empty() || docs[0].IsNull()) {
+    return absl::InvalidArgumentError("scheduler configuration is empty");
+  }
+  if (docs.size() > 1) {
+    return absl::InvalidArgumentError("scheduler configuration has more than one YAML document");
+  }
+  return ParseSchedulerConfigNode(docs[0], registry);
+}
+
+absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
+                                                         const Registry& registry) {
+  if (!root.IsMap()) return ErrorAt(root, "expected a map with actions and tiers");
+  SchedulerConfig config;
+  for (const auto& kv : root) {
+    const std::string& key = kv.first.Scalar();
+    if (key != "actions" && key != "tiers" && key != "configurations" && key != "metrics") {
+      return ErrorAt(kv.first, StrCat("unknown key \"", key,
+                                      "\" (valid keys: actions, tiers, configurations, metrics)"));
+    }
+  }
+  const YAML::Node actions = root["actions"];
+  if (!actions || !actions.IsScalar()) return ErrorAt(root, "missing actions (a comma-separated string)");
+  for (absl::string_view piece : absl::StrSplit(actions.Scalar(), ',')) {
+    std::string name(absl::StripAsciiWhitespace(piece));
+    if (name.empty()) continue;
+    if (!registry.HasAction(name)) {
+      return ErrorAt(actions, StrCat("unknown action \"", name, "\" (valid actions: ",
+                                     absl::StrJoin(registry.ActionNames(), ", "), ")"));
+    }
+    config.actions.push_back(std::move(name));
+  }
+  if (config.actions.empty()) return ErrorAt(actions, "no actions");
+
+  const YAML::Node configurations = root["configurations"];
+  if (configurations && !configurations.IsNull()) {
+    if (!configurations.IsSequence()) return ErrorAt(configurations, "configurations must be a list");
+    for (const YAML::Node& entry : configurations) {
+      if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar()) {
+        return ErrorAt(entry, "a configuration needs a name");
+      }
+      std::string name = entry["name"].Scalar();
+      if (!registry.HasAction(name)) {
+        return ErrorAt(entry, StrCat("configuration for unknown action \"", name, "\" (valid actions: ",
+                                     absl::StrJoin(registry.ActionNames(), ", "), ")"));
+      }
+      ASSIGN_OR_RETURN(Arguments args, ReadArguments(entry["arguments"], StrCat("action ", name)));
+      config.action_arguments[name] = std::move(args);
+    }
+  }
+  for (const std::string& name : config.actions) {
+    auto action = registry.NewAction(name, config.ActionArguments(name));
+    if (!action.ok()) return ErrorAt(actions, FromAbsl(action.status().message()));
+  }
+
+  const YAML::Node tiers = root["tiers"];
+  if (!tiers || !tiers.IsSequence()) return ErrorAt(root, "missing tiers (a list of plugin lists)");
+  std::set<std::string, std::less<>> seen;
+  for (const YAML::Node& tier_node : tiers) {
+    if (!tier_node.IsMap() || !tier_node["plugins"] || !tier_node["plugins"].IsSequence()) {
+      return ErrorAt(tier_node, "a tier must be a map with a list of plugins");
+    }
+    Tier tier;
+    for (const YAML::Node& plugin_node : tier_node["plugins"]) {
+      ASSIGN_OR_RETURN(PluginOption option, ReadPluginOption(plugin_node, registry));
+      if (!seen.insert(option.name).second) {
+        return ErrorAt(plugin_node, StrCat("plugin \"", option.name, "\" appears twice"));
+      }
+      tier.plugins.push_back(std::move(option));
+    }
+    config.tiers.push_back(std::move(tier));
+  }
+  return config;
+}
+
+}  // namespace lahar

@@ -1,0 +1,35 @@
+#include "scheduler/framework/cycle.h"
+
+#include <chrono>
+
+#include "api/status_macros.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+
+absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
+                                               const Registry& registry) {
+  auto started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(std::move(snapshot), config, registry));
+  RETURN_IF_ERROR(session->RunActions(registry));
+  session->Close();
+  CycleResult result;
+  for (const Binding& b : session->bindings()) {
+    const TaskInfo& task = session->task(b.task);
+    result.binds.push_back({task.key(), session->job(task.job).key(), session->node(b.node).name()});
+  }
+  for (const Eviction& e : session->evictions()) {
+    const TaskInfo& task = session->task(e.task);
+    std::string node = task.node != kNoId ? session->node(task.node).name() : "";
+    result.evicts.push_back({task.key(), session->job(task.job).key(), node, e.reason});
+  }
+  for (const JobStatusUpdate& u : session->job_updates()) {
+    result.job_updates.push_back({session->job(u.job).key(), u.phase, u.reason, u.message, u.scaled});
+  }
+  result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
+  return result;
+}
+
+}  // namespace lahar

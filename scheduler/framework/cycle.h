@@ -1,0 +1,46 @@
+// One scheduling cycle: open a session on a snapshot, run the configured actions, close it,
+// and hand back what it decided in terms of object names (for the simulator and the daemon).
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/cluster_info.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/registry.h"
+
+namespace lahar {
+
+struct CycleResult {
+  struct Bind {
+    std::string pod;  // namespace/name
+    std::string job;
+    std::string node;
+  };
+  struct Evict {
+    std::string pod;
+    std::string job;
+    std::string node;
+    std::string reason;
+  };
+  struct JobUpdate {
+    std::string job;
+    PodGroupPhase phase;
+    std::string reason;
+    std::string message;
+    bool scaled;
+  };
+  std::vector<Bind> binds;
+  std::vector<Evict> evicts;
+  std::vector<JobUpdate> job_updates;
+  int64_t duration_micros = 0;  // wall time of the session (not part of any deterministic output)
+};
+
+absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
+                                               const Registry& registry);
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_

@@ -1,0 +1,437 @@
+#include "scheduler/framework/session.h"
+
+#include <algorithm>
+
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+// Runs a tiered comparison: the first hook that tells l and r apart decides.
+template <typename Hooks, typename T>
+int CompareByHooks(const Hooks& hooks, const T& l, const T& r) {
+  for (const auto& hook : hooks) {
+    int c = hook.fn(l, r);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+// Pipelined / enqueueable voting: per tier, a reject ends it; a tier with a permit decides.
+template <typename Hooks, typename T>
+bool TierVote(const Hooks& hooks, const T& subject, bool no_vote_result) {
+  size_t i = 0;
+  while (i < hooks.size()) {
+    int tier = hooks[i].tier;
+    bool permitted = false;
+    for (; i < hooks.size() && hooks[i].tier == tier; ++i) {
+      int vote = hooks[i].fn(subject);
+      if (vote < 0) return false;
+      if (vote > 0) permitted = true;
+    }
+    if (permitted) return true;
+  }
+  return no_vote_result;
+}
+
+std::string FitMessage(const FitResult& r) {
+  switch (r.code) {
+    case FitCode::kFit: return "fit";
+    case FitCode::kInsufficientResource: return StrCat("too little ", r.detail);
+    case FitCode::kTooManyPods: return "too many pods";
+    case FitCode::kNodeUnschedulable: return "unschedulable (cordoned)";
+    case FitCode::kNodeNotReady: return "not ready";
+    case FitCode::kNodeSelectorMismatch: return "labels that do not match the node selector";
+    case FitCode::kNodeAffinityMismatch: return "labels that do not match the node affinity";
+    case FitCode::kUntoleratedTaint: return StrCat("taint ", r.detail);
+    case FitCode::kElasticLimit: return StrCat("no room for elastic workers within pod limits of ", r.detail);
+    case FitCode::kOther: return std::string(r.detail);
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void FitErrors::Add(const FitResult& result) { ++counts_[FitMessage(result)]; }
+
+std::string FitErrors::Summary() const {
+  // Most common reason first; equal counts by text, so the message is stable.
+  std::vector<std::pair<int, std::string>> sorted;
+  for (const auto& [message, count] : counts_) sorted.emplace_back(-count, message);
+  std::sort(sorted.begin(), sorted.end());
+  std::string out;
+  for (const auto& [negative_count, message] : sorted) {
+    if (!out.empty()) out += ", ";
+    int count = -negative_count;
+    StrAppend(&out, count, count == 1 ? " node has " : " nodes have ", message);
+  }
+  return out;
+}
+
+Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
+    : cluster_(std::move(cluster)), config_(config) {
+  job_update_index_.assign(cluster_.jobs.size(), -1);
+}
+
+Session::~Session() = default;
+
+absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterSnapshot cluster,
+                                                       const SchedulerConfig& config,
+                                                       const Registry& registry) {
+  std::unique_ptr<Session> session(new Session(std::move(cluster), config));
+  for (size_t t = 0; t < config.tiers.size(); ++t) {
+    for (const PluginOption& option : config.tiers[t].plugins) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Plugin> plugin, registry.NewPlugin(option.name, option.arguments));
+      session->opening_plugin_ = &option;
+      session->opening_tier_ = static_cast<int>(t);
+      plugin->OnSessionOpen(*session);
+      session->plugins_.push_back(std::move(plugin));
+    }
+  }
+  session->opening_plugin_ = nullptr;
+  for (const std::string& name : config.actions) {
+    if (name == "allocate" || name == "backfill") {
+      const Arguments& args = config.ActionArguments(name);
+      NodeSearchOptions& o = session->search_options_;
+      ASSIGN_OR_RETURN(int64_t min_nodes, args.GetInt("minNodesToFind", o.min_nodes_to_find, 1, 1 << 30));
+      ASSIGN_OR_RETURN(int64_t min_pct, args.GetInt("minPercentageOfNodesToFind", o.min_percentage, 1, 100));
+      ASSIGN_OR_RETURN(int64_t pct, args.GetInt("percentageOfNodesToFind", o.percentage, 0, 100));
+      o = {static_cast<int>(min_nodes), static_cast<int>(min_pct), static_cast<int>(pct)};
+      break;
+    }
+  }
+  return session;
+}
+
+absl::Status Session::RunActions(const Registry& registry) {
+  for (const std::string& name : config_.actions) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.NewAction(name, config_.ActionArguments(name)));
+    action->Execute(*this);
+  }
+  return absl::OkStatus();
+}
+
+void Session::Close() {
+  if (closed_) return;
+  for (auto& plugin : plugins_) plugin->OnSessionClose(*this);
+  // A job that has its gang is Running; the phase is what users and `enqueue` see next time.
+  for (JobInfo& job : cluster_.jobs) {
+    if (job.phase == PodGroupPhase::kCompleted) continue;
+    if (job.ReadyCount() >= job.min_available && job.PlacedCount() > 0 &&
+        job.phase != PodGroupPhase::kRunning) {
+      SetJobPhase(job.id, PodGroupPhase::kRunning);
+    }
+  }
+  closed_ = true;
+}
+
+template <typename Fn>
+void Session::AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn) {
+  if (opening_plugin_ != nullptr && !opening_plugin_->IsEnabled(point)) return;
+  hooks.push_back({opening_tier_, std::move(fn)});
+}
+
+void Session::AddJobOrderFn(JobCompareFn fn) { AddHook(job_order_, ExtensionPoint::kJobOrder, std::move(fn)); }
+void Session::AddQueueOrderFn(QueueCompareFn fn) { AddHook(queue_order_, ExtensionPoint::kQueueOrder, std::move(fn)); }
+void Session::AddTaskOrderFn(TaskCompareFn fn) { AddHook(task_order_, ExtensionPoint::kTaskOrder, std::move(fn)); }
+void Session::AddPredicateFn(PredicateFn fn) { AddHook(predicates_, ExtensionPoint::kPredicate, std::move(fn)); }
+void Session::AddNodeOrderFn(NodeScoreFn fn) { AddHook(node_order_, ExtensionPoint::kNodeOrder, std::move(fn)); }
+void Session::AddJobValidFn(JobValidFn fn) { AddHook(job_valid_, ExtensionPoint::kJobValid, std::move(fn)); }
+void Session::AddJobReadyFn(JobTestFn fn) { AddHook(job_ready_, ExtensionPoint::kJobReady, std::move(fn)); }
+void Session::AddJobPipelinedFn(JobVoteFn fn) { AddHook(job_pipelined_, ExtensionPoint::kJobPipelined, std::move(fn)); }
+void Session::AddJobStarvingFn(JobTestFn fn) { AddHook(job_starving_, ExtensionPoint::kJobStarving, std::move(fn)); }
+void Session::AddJobEnqueueableFn(JobVoteFn fn) { AddHook(job_enqueueable_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
+void Session::AddOverusedFn(QueueTestFn fn) { AddHook(overused_, ExtensionPoint::kOverused, std::move(fn)); }
+void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, ExtensionPoint::kAllocatable, std::move(fn)); }
+void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
+void Session::AddReclaimableFn(VictimsFn fn) { AddHook(reclaimable_, ExtensionPoint::kReclaimable, std::move(fn)); }
+void Session::AddElasticOrderFn(JobCompareFn fn) { AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn)); }
+void Session::AddScalableFn(JobTestFn fn) { AddHook(scalable_, ExtensionPoint::kScalable, std::move(fn)); }
+void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
+void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
+
+bool Session::JobOrderLess(const JobInfo& l, const JobInfo& r) const {
+  int c = CompareByHooks(job_order_, l, r);
+  if (c != 0) return c < 0;
+  if (l.creation_timestamp != r.creation_timestamp) return l.creation_timestamp < r.creation_timestamp;
+  if (l.creation_order != r.creation_order) return l.creation_order < r.creation_order;
+  return l.id < r.id;  // ids follow namespace/name order
+}
+
+bool Session::QueueOrderLess(const QueueInfo& l, const QueueInfo& r) const {
+  int c = CompareByHooks(queue_order_, l, r);
+  if (c != 0) return c < 0;
+  return l.id < r.id;
+}
+
+bool Session::TaskOrderLess(const TaskInfo& l, const TaskInfo& r) const {
+  int c = CompareByHooks(task_order_, l, r);
+  if (c != 0) return c < 0;
+  // The spec's order inside a job: task priority, then pod index, then name.
+  if (l.task_priority != r.task_priority) return l.task_priority > r.task_priority;
+  if (l.index != r.index) return l.index < r.index;
+  return l.id < r.id;
+}
+
+bool Session::ElasticOrderLess(const JobInfo& l, const JobInfo& r) const {
+  int c = CompareByHooks(elastic_order_, l, r);
+  if (c != 0) return c < 0;
+  return JobOrderLess(l, r);
+}
+
+FitResult Session::Predicate(const TaskInfo& task, const NodeInfo& node) const {
+  for (const auto& hook : predicates_) {
+    FitResult r = hook.fn(task, node);
+    if (!r.ok()) return r;
+  }
+  return {};
+}
+
+FitResult Session::ElasticPredicate(const TaskInfo& task, const NodeInfo& node) const {
+  for (const auto& hook : elastic_predicates_) {
+    FitResult r = hook.fn(task, node);
+    if (!r.ok()) return r;
+  }
+  return {};
+}
+
+double Session::NodeScore(const TaskInfo& task, const NodeInfo& node) const {
+  double score = 0;
+  for (const auto& hook : node_order_) score += hook.fn(task, node);
+  return score;
+}
+
+std::optional<std::string> Session::JobInvalidReason(const JobInfo& job) const {
+  for (const auto& hook : job_valid_) {
+    if (auto reason = hook.fn(job)) return reason;
+  }
+  return std::nullopt;
+}
+
+bool Session::JobReady(const JobInfo& job) const {
+  for (const auto& hook : job_ready_) {
+    if (!hook.fn(job)) return false;
+  }
+  return true;
+}
+
+bool Session::JobPipelined(const JobInfo& job) const { return TierVote(job_pipelined_, job, true); }
+
+bool Session::JobStarving(const JobInfo& job) const {
+  // Per tier: any hook that says "not starving" ends it; a tier of agreeing hooks decides.
+  size_t i = 0;
+  while (i < job_starving_.size()) {
+    int tier = job_starving_[i].tier;
+    for (; i < job_starving_.size() && job_starving_[i].tier == tier; ++i) {
+      if (!job_starving_[i].fn(job)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+bool Session::JobEnqueueable(const JobInfo& job) const { return TierVote(job_enqueueable_, job, true); }
+
+bool Session::Overused(const QueueInfo& queue) const {
+  for (const auto& hook : overused_) {
+    if (hook.fn(queue)) return true;
+  }
+  return false;
+}
+
+bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
+  for (const auto& hook : allocatable_) {
+    if (!hook.fn(queue, task)) return false;
+  }
+  return true;
+}
+
+bool Session::Scalable(const JobInfo& job) const {
+  for (const auto& hook : scalable_) {
+    if (!hook.fn(job)) return false;
+  }
+  return true;
+}
+
+bool Session::HasElasticHooks() const { return !elastic_order_.empty() || !scalable_.empty(); }
+
+template <typename Hooks>
+static std::vector<TaskId> IntersectVictims(const Hooks& hooks, const TaskInfo& preemptor,
+                                            const std::vector<TaskId>& candidates) {
+  size_t i = 0;
+  while (i < hooks.size()) {
+    int tier = hooks[i].tier;
+    std::optional<std::vector<TaskId>> victims;
+    for (; i < hooks.size() && hooks[i].tier == tier; ++i) {
+      std::vector<TaskId> allowed = hooks[i].fn(preemptor, candidates);
+      std::sort(allowed.begin(), allowed.end());
+      if (!victims) {
+        victims = std::move(allowed);
+      } else {
+        std::vector<TaskId> both;
+        std::set_intersection(victims->begin(), victims->end(), allowed.begin(), allowed.end(),
+                              std::back_inserter(both));
+        victims = std::move(both);
+      }
+    }
+    if (victims) return *victims;
+  }
+  return {};
+}
+
+std::vector<TaskId> Session::Preemptable(const TaskInfo& preemptor,
+                                         const std::vector<TaskId>& candidates) const {
+  return IntersectVictims(preemptable_, preemptor, candidates);
+}
+
+std::vector<TaskId> Session::Reclaimable(const TaskInfo& preemptor,
+                                         const std::vector<TaskId>& candidates) const {
+  return IntersectVictims(reclaimable_, preemptor, candidates);
+}
+
+FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
+  if (node.pod_count >= node.max_pods) return {FitCode::kTooManyPods, {}};
+  const Resources& req = task.request;
+  for (size_t i = 0; i < req.size(); ++i) {
+    auto id = static_cast<ResourceId>(i);
+    int64_t want = req.Get(id);
+    if (want <= 0) continue;
+    int64_t free = node.allocatable.Get(id) - node.used.Get(id);
+    if (placement == Placement::kFutureIdle) free += node.releasing.Get(id) - node.pipelined.Get(id);
+    if (want > free) return {FitCode::kInsufficientResource, {}};
+  }
+  return {};
+}
+
+NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors) {
+  const size_t n = cluster_.nodes.size();
+  if (n == 0) return kNoId;
+  size_t want = n;
+  if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
+    int pct = search_options_.percentage;
+    if (pct <= 0) pct = std::max<int>(search_options_.min_percentage, 50 - static_cast<int>(n / 125));
+    want = std::max<size_t>(n * static_cast<size_t>(pct) / 100,
+                            static_cast<size_t>(search_options_.min_nodes_to_find));
+  }
+  const size_t start = errors == nullptr && want < n ? next_search_start_ % n : 0;
+  NodeId best = kNoId;
+  double best_score = 0;
+  size_t found = 0;
+  size_t examined = 0;
+  for (; examined < n && found < want; ++examined) {
+    const NodeInfo& node = cluster_.nodes[(start + examined) % n];
+    FitResult fit = ResourceFit(task, node, placement);
+    if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
+      // Name the first short resource only when explaining; the hot path skips the lookup.
+      Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();
+      int short_id = task.request.FirstShortage(free);
+      static thread_local std::string name;
+      name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
+      fit.detail = name;
+      errors->Add(fit);
+      continue;
+    }
+    if (fit.ok()) fit = Predicate(task, node);
+    if (fit.ok() && elastic) fit = ElasticPredicate(task, node);
+    if (!fit.ok()) {
+      if (errors != nullptr) errors->Add(fit);
+      continue;
+    }
+    ++found;
+    double score = NodeScore(task, node);
+    if (best == kNoId || score > best_score || (score == best_score && node.id < best)) {
+      best = node.id;
+      best_score = score;
+    }
+  }
+  if (errors == nullptr && want < n) next_search_start_ = (start + examined) % n;
+  return best;
+}
+
+void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
+  TaskInfo& task = cluster_.tasks[task_id];
+  JobInfo& job = cluster_.jobs[task.job];
+  const TaskStatus old = task.status;
+  const NodeId old_node = task.node;
+  auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
+  const bool took = takes(old);
+
+  // Remove the old contribution.
+  if (old_node != kNoId) {
+    NodeInfo& node = cluster_.nodes[old_node];
+    if (HoldsNode(old)) {
+      node.used -= task.request;
+      node.used_limits -= task.limit;
+      --node.pod_count;
+      auto it = std::find(node.tasks.begin(), node.tasks.end(), task_id);
+      if (it != node.tasks.end()) node.tasks.erase(it);
+    }
+    if (old == TaskStatus::kReleasing) node.releasing -= task.request;
+    if (old == TaskStatus::kPipelined) node.pipelined -= task.request;
+  }
+  if (IsPlaced(old)) job.allocated -= task.request;
+  --job.status_count[static_cast<size_t>(old)];
+
+  task.status = status;
+  task.node = (status == TaskStatus::kPending || status == TaskStatus::kSucceeded ||
+               status == TaskStatus::kFailed)
+                  ? kNoId
+                  : node_id;
+
+  // Add the new one.
+  if (task.node != kNoId) {
+    NodeInfo& node = cluster_.nodes[task.node];
+    if (HoldsNode(status)) {
+      node.used += task.request;
+      node.used_limits += task.limit;
+      ++node.pod_count;
+      node.tasks.push_back(task_id);
+    }
+    if (status == TaskStatus::kReleasing) node.releasing += task.request;
+    if (status == TaskStatus::kPipelined) node.pipelined += task.request;
+  }
+  if (IsPlaced(status)) job.allocated += task.request;
+  ++job.status_count[static_cast<size_t>(status)];
+
+  const bool takes_now = takes(status);
+  if (took != takes_now) {
+    for (const EventHandler& handler : event_handlers_) {
+      const auto& fn = takes_now ? handler.on_allocate : handler.on_deallocate;
+      if (fn) fn(task);
+    }
+  }
+}
+
+JobStatusUpdate& Session::UpdateFor(JobId job) {
+  int32_t& index = job_update_index_[job];
+  if (index < 0) {
+    index = static_cast<int32_t>(job_updates_.size());
+    job_updates_.push_back({job, cluster_.jobs[job].phase, "", "", false});
+  }
+  return job_updates_[index];
+}
+
+void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
+  cluster_.jobs[job].phase = phase;
+  UpdateFor(job).phase = phase;
+}
+
+void Session::SetJobCondition(JobId job, std::string reason, std::string message) {
+  JobStatusUpdate& update = UpdateFor(job);
+  update.reason = std::move(reason);
+  update.message = std::move(message);
+}
+
+void Session::MarkScaled(JobId job) {
+  UpdateFor(job).scaled = true;
+  cluster_.jobs[job].last_scale_time = cluster_.now;
+}
+
+bool Session::WasScaled(JobId job) const {
+  int32_t index = job_update_index_[job];
+  return index >= 0 && job_updates_[index].scaled;
+}
+
+}  // namespace lahar

@@ -1,0 +1,272 @@
+// A scheduling session: one cycle of actions over a private copy of the cluster snapshot,
+// with the hooks that the configured plugins registered for it.
+//
+// Combining rules follow Volcano's framework (pkg/scheduler/framework/session_plugins.go):
+// - orders (job, queue, task, elastic): tiers in order, plugins in order; the first hook that
+//   tells the two apart decides; ties end in a stable key (creation order, then name);
+// - predicates: every enabled hook must pass; node scores: the sum of every hook;
+// - job valid / ready / allocatable: every hook must agree; overused: any hook;
+// - pipelined / enqueueable / starving: per tier, a reject ends it, otherwise a tier with any
+//   permit decides; with no vote at all the answer is permit (starving: false);
+// - preemptable / reclaimable victims: intersection within a tier; the first tier that has an
+//   opinion decides.
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/cluster_info.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/registry.h"
+
+namespace lahar {
+
+// Why a task does not fit a node. `detail` points into stable storage (a taint key, a label),
+// so building a FitResult never allocates.
+enum class FitCode : uint8_t {
+  kFit,
+  kInsufficientResource,  // detail: resource name
+  kTooManyPods,
+  kNodeUnschedulable,
+  kNodeNotReady,
+  kNodeSelectorMismatch,
+  kNodeAffinityMismatch,
+  kUntoleratedTaint,      // detail: the taint
+  kElasticLimit,          // elastic workers: no room after pod limits
+  kOther,
+};
+
+struct FitResult {
+  FitCode code = FitCode::kFit;
+  std::string_view detail;
+  bool ok() const { return code == FitCode::kFit; }
+};
+
+// Counts of fit failures over nodes, for messages like
+// "5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra".
+class FitErrors {
+ public:
+  void Add(const FitResult& result);
+  std::string Summary() const;
+  bool empty() const { return counts_.empty(); }
+
+ private:
+  std::map<std::string, int> counts_;
+};
+
+// Votes of the pipelined / enqueueable hooks.
+inline constexpr int kPermit = 1;
+inline constexpr int kAbstain = 0;
+inline constexpr int kReject = -1;
+
+using JobCompareFn = std::function<int(const JobInfo&, const JobInfo&)>;  // <0: left first
+using QueueCompareFn = std::function<int(const QueueInfo&, const QueueInfo&)>;
+using TaskCompareFn = std::function<int(const TaskInfo&, const TaskInfo&)>;
+using PredicateFn = std::function<FitResult(const TaskInfo&, const NodeInfo&)>;
+using NodeScoreFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
+using JobTestFn = std::function<bool(const JobInfo&)>;
+using JobVoteFn = std::function<int(const JobInfo&)>;
+using JobValidFn = std::function<std::optional<std::string>(const JobInfo&)>;  // reason if invalid
+using QueueTestFn = std::function<bool(const QueueInfo&)>;
+using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
+// Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
+using VictimsFn =
+    std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
+
+// Called when a task starts (allocate, pipeline) or stops (evict, discard) taking resources,
+// so plugins like drf and proportion keep their shares current within the session.
+struct EventHandler {
+  std::function<void(const TaskInfo&)> on_allocate;
+  std::function<void(const TaskInfo&)> on_deallocate;
+};
+
+// What a session decided, applied by the caller (the simulator or the daemon) after Close().
+struct Binding {
+  TaskId task;
+  NodeId node;
+};
+struct Eviction {
+  TaskId task;
+  std::string reason;
+};
+struct JobStatusUpdate {
+  JobId job;
+  PodGroupPhase phase;
+  std::string reason;   // condition reason ("Unschedulable", "NotEnoughResources", ...), may be ""
+  std::string message;  // human-readable explanation
+  bool scaled = false;  // elastic worker count changed this session: restarts the cooldown
+};
+
+// Where a task may go: onto idle resources (allocate) or onto resources being released
+// (pipeline, after evictions).
+enum class Placement { kIdle, kFutureIdle };
+
+struct NodeSearchOptions {
+  // kube-scheduler's adaptive sampling: score at least min_nodes_to_find feasible nodes, and
+  // at least percentage of the cluster (0 = adaptive 50 - nodes/125, floored at
+  // min_percentage). Small clusters are always searched exhaustively.
+  int min_nodes_to_find = 100;
+  int min_percentage = 5;
+  int percentage = 0;
+};
+
+class Session {
+ public:
+  // Instantiates the configured plugins and calls their OnSessionOpen.
+  static absl::StatusOr<std::unique_ptr<Session>> Open(ClusterSnapshot cluster,
+                                                       const SchedulerConfig& config,
+                                                       const Registry& registry);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the configured actions in order.
+  absl::Status RunActions(const Registry& registry);
+  // Calls OnSessionClose and computes job status updates. No mutation after this.
+  void Close();
+
+  // ---- State ----
+  Millis now() const { return cluster_.now; }
+  const ClusterSnapshot& cluster() const { return cluster_; }
+  const SchedulerConfig& config() const { return config_; }
+  TaskInfo& task(TaskId id) { return cluster_.tasks[id]; }
+  JobInfo& job(JobId id) { return cluster_.jobs[id]; }
+  NodeInfo& node(NodeId id) { return cluster_.nodes[id]; }
+  QueueInfo& queue(QueueId id) { return cluster_.queues[id]; }
+  const TaskInfo& task(TaskId id) const { return cluster_.tasks[id]; }
+  const JobInfo& job(JobId id) const { return cluster_.jobs[id]; }
+  const NodeInfo& node(NodeId id) const { return cluster_.nodes[id]; }
+  const QueueInfo& queue(QueueId id) const { return cluster_.queues[id]; }
+  std::vector<TaskInfo>& tasks() { return cluster_.tasks; }
+  std::vector<JobInfo>& jobs() { return cluster_.jobs; }
+  std::vector<NodeInfo>& nodes() { return cluster_.nodes; }
+  std::vector<QueueInfo>& queues() { return cluster_.queues; }
+
+  // ---- Hook registration (from Plugin::OnSessionOpen) ----
+  void AddJobOrderFn(JobCompareFn fn);
+  void AddQueueOrderFn(QueueCompareFn fn);
+  void AddTaskOrderFn(TaskCompareFn fn);
+  void AddPredicateFn(PredicateFn fn);
+  void AddNodeOrderFn(NodeScoreFn fn);
+  void AddJobValidFn(JobValidFn fn);
+  void AddJobReadyFn(JobTestFn fn);
+  void AddJobPipelinedFn(JobVoteFn fn);
+  void AddJobStarvingFn(JobTestFn fn);
+  void AddJobEnqueueableFn(JobVoteFn fn);
+  void AddOverusedFn(QueueTestFn fn);
+  void AddAllocatableFn(AllocatableFn fn);
+  void AddPreemptableFn(VictimsFn fn);
+  void AddReclaimableFn(VictimsFn fn);
+  void AddElasticOrderFn(JobCompareFn fn);
+  void AddScalableFn(JobTestFn fn);
+  void AddElasticPredicateFn(PredicateFn fn);
+  void AddEventHandler(EventHandler handler);
+
+  // ---- Combined queries (from actions) ----
+  bool JobOrderLess(const JobInfo& l, const JobInfo& r) const;
+  bool QueueOrderLess(const QueueInfo& l, const QueueInfo& r) const;
+  bool TaskOrderLess(const TaskInfo& l, const TaskInfo& r) const;
+  // Least-fulfilled first (elastic plugin); falls back to JobOrderLess.
+  bool ElasticOrderLess(const JobInfo& l, const JobInfo& r) const;
+  FitResult Predicate(const TaskInfo& task, const NodeInfo& node) const;
+  FitResult ElasticPredicate(const TaskInfo& task, const NodeInfo& node) const;
+  double NodeScore(const TaskInfo& task, const NodeInfo& node) const;
+  std::optional<std::string> JobInvalidReason(const JobInfo& job) const;
+  bool JobReady(const JobInfo& job) const;
+  bool JobPipelined(const JobInfo& job) const;
+  bool JobStarving(const JobInfo& job) const;
+  bool JobEnqueueable(const JobInfo& job) const;
+  bool Overused(const QueueInfo& queue) const;
+  bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
+  bool Scalable(const JobInfo& job) const;
+  std::vector<TaskId> Preemptable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
+  std::vector<TaskId> Reclaimable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
+  bool HasElasticHooks() const;
+
+  // Resources and pod count fit: the check every placement makes, whatever the plugins.
+  FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const;
+  // The best node for `task` (highest score; ties to the lower node id, i.e. name), or kNoId.
+  // `elastic` adds the elastic predicates. With `errors`, every node is examined and the
+  // reasons for rejecting them are counted.
+  NodeId FindBestNode(const TaskInfo& task, Placement placement, bool elastic = false,
+                      FitErrors* errors = nullptr);
+  void set_node_search_options(const NodeSearchOptions& options) { search_options_ = options; }
+
+  // ---- Mutation (from Statement) ----
+  // Moves a task to `status` on `node`, keeping job counts, node usage and plugin handlers in
+  // step. The only way task state changes within a session.
+  void SetTaskStatus(TaskId task, TaskStatus status, NodeId node);
+
+  // ---- Decisions ----
+  void RecordBinding(TaskId task, NodeId node) { bindings_.push_back({task, node}); }
+  void RecordEviction(TaskId task, std::string reason) { evictions_.push_back({task, std::move(reason)}); }
+  // Sets the job's phase for the status update (e.g. Pending -> Inqueue).
+  void SetJobPhase(JobId job, PodGroupPhase phase);
+  // Records why a job could not be scheduled this session (last message wins).
+  void SetJobCondition(JobId job, std::string reason, std::string message);
+  // Marks a job whose elastic worker count changed (restarts its cooldown).
+  void MarkScaled(JobId job);
+  bool WasScaled(JobId job) const;
+
+  const std::vector<Binding>& bindings() const { return bindings_; }
+  const std::vector<Eviction>& evictions() const { return evictions_; }
+  const std::vector<JobStatusUpdate>& job_updates() const { return job_updates_; }
+
+ private:
+  Session(ClusterSnapshot cluster, const SchedulerConfig& config);
+
+  template <typename Fn>
+  struct Hook {
+    int tier;
+    Fn fn;
+  };
+  template <typename Fn>
+  void AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn);
+
+  ClusterSnapshot cluster_;
+  const SchedulerConfig& config_;
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  // The plugin whose OnSessionOpen is running: hooks are filed under its tier and flags.
+  const PluginOption* opening_plugin_ = nullptr;
+  int opening_tier_ = 0;
+
+  std::vector<Hook<JobCompareFn>> job_order_;
+  std::vector<Hook<QueueCompareFn>> queue_order_;
+  std::vector<Hook<TaskCompareFn>> task_order_;
+  std::vector<Hook<PredicateFn>> predicates_;
+  std::vector<Hook<NodeScoreFn>> node_order_;
+  std::vector<Hook<JobValidFn>> job_valid_;
+  std::vector<Hook<JobTestFn>> job_ready_;
+  std::vector<Hook<JobVoteFn>> job_pipelined_;
+  std::vector<Hook<JobTestFn>> job_starving_;
+  std::vector<Hook<JobVoteFn>> job_enqueueable_;
+  std::vector<Hook<QueueTestFn>> overused_;
+  std::vector<Hook<AllocatableFn>> allocatable_;
+  std::vector<Hook<VictimsFn>> preemptable_;
+  std::vector<Hook<VictimsFn>> reclaimable_;
+  std::vector<Hook<JobCompareFn>> elastic_order_;
+  std::vector<Hook<JobTestFn>> scalable_;
+  std::vector<Hook<PredicateFn>> elastic_predicates_;
+  std::vector<EventHandler> event_handlers_;
+
+  NodeSearchOptions search_options_;
+  size_t next_search_start_ = 0;
+
+  std::vector<Binding> bindings_;
+  std::vector<Eviction> evictions_;
+  std::vector<JobStatusUpdate> job_updates_;
+  std::vector<int32_t> job_update_index_;  // per job: index into job_updates_ or -1
+  JobStatusUpdate& UpdateFor(JobId job);
+  bool closed_ = false;
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_

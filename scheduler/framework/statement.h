@@ -1,0 +1,54 @@
+// A statement groups a job's placements and evictions so that they take effect together or
+// not at all (gang scheduling): Commit turns them into bindings and evictions, Discard undoes
+// them in reverse order.
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_STATEMENT_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_STATEMENT_H_
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+
+class Statement {
+ public:
+  explicit Statement(Session& session) : session_(session) {}
+  // An uncommitted statement is discarded: nothing half-done survives a scope.
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Pending -> Allocated on `node` (uses idle resources).
+  void Allocate(TaskId task, NodeId node);
+  // Pending -> Pipelined on `node` (uses resources that evictions are releasing).
+  void Pipeline(TaskId task, NodeId node);
+  // Placed -> Releasing; `reason` is carried to the eviction.
+  void Evict(TaskId task, std::string reason);
+
+  // Allocated tasks become Binding and are recorded as bindings; evictions are recorded.
+  // Pipelined tasks keep their promise for the rest of the session.
+  void Commit();
+  // Undoes every operation, last first.
+  void Discard();
+
+  bool empty() const { return operations_.empty(); }
+  size_t size() const { return operations_.size(); }
+
+ private:
+  enum class Kind { kAllocate, kPipeline, kEvict };
+  struct Operation {
+    Kind kind;
+    TaskId task;
+    NodeId node;
+    TaskStatus previous;
+    std::string reason;
+  };
+
+  Session& session_;
+  std::vector<Operation> operations_;
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_STATEMENT_H_

@@ -1,0 +1,190 @@
+#include "test/testing/cluster_builder.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/strings/str_split.h"
+#include "api/strings.h"
+#include "scheduler/builtins.h"
+
+namespace lahar::testing {
+namespace {
+
+[[noreturn]] void Fail(const std::string& what) {
+  std::fprintf(stderr, "test setup error: %s\n", what.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+Resources Res(std::string_view spec) {
+  Resources out;
+  for (absl::string_view item : absl::StrSplit(ToAbsl(spec), ',', absl::SkipEmpty())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (kv.size() != 2) Fail(StrCat("bad resource literal ", spec));
+    ResourceId id = InternResource(FromAbsl(kv[0]));
+    auto amount = ParseQuantity(FromAbsl(kv[1]), ResourceUnit(id));
+    if (!amount.ok()) Fail(std::string(amount.status().message()));
+    out.Set(id, *amount);
+  }
+  return out;
+}
+
+ClusterBuilder& ClusterBuilder::Node(const std::string& name, std::string_view allocatable,
+                                     StringMap labels, std::vector<Taint> taints) {
+  lahar::Node node;
+  node.meta.name = name;
+  node.meta.labels = std::move(labels);
+  node.meta.labels[kHostnameLabel] = name;
+  node.allocatable = Res(allocatable);
+  if (node.allocatable.Get(kPods) == 0) node.allocatable.Set(kPods, 110);
+  node.capacity = node.allocatable;
+  node.taints = std::move(taints);
+  cache_.UpsertNode(std::move(node));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::Cordon(const std::string& name) {
+  const lahar::Node* existing = cache_.FindNode(name);
+  if (existing == nullptr) Fail("cordon of unknown node " + name);
+  lahar::Node node = *existing;
+  node.unschedulable = true;
+  cache_.UpsertNode(std::move(node));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::Queue(const std::string& name, int weight, std::string_view capability,
+                                      std::string_view guarantee, std::string_view deserved) {
+  lahar::Queue queue;
+  queue.meta.name = name;
+  queue.weight = weight;
+  queue.capability = Res(capability);
+  queue.guarantee = Res(guarantee);
+  queue.deserved = Res(deserved);
+  cache_.UpsertQueue(std::move(queue));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::PriorityClass(const std::string& name, int value) {
+  lahar::PriorityClass pc;
+  pc.meta.name = name;
+  pc.value = value;
+  cache_.UpsertPriorityClass(std::move(pc));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec) {
+  PodGroup pg;
+  pg.meta.name = name;
+  pg.meta.namespace_ = spec.ns;
+  pg.meta.uid = StrCat("uid-", next_uid_++);
+  pg.min_member = spec.min;
+  pg.min_task_member = spec.min_task_member;
+  pg.queue = spec.queue;
+  pg.priority_class_name = spec.priority_class;
+  pg.phase = spec.phase;
+  if (!spec.cooldown.empty()) pg.meta.annotations[kElasticCooldownAnnotation] = spec.cooldown;
+  // minResources: requests of the first `min` pods in task order, as Volcano's controller does.
+  int counted = 0;
+  for (const TaskSpec& t : spec.tasks) {
+    for (int i = 0; i < t.replicas && counted < spec.min; ++i, ++counted) pg.min_resources += Res(t.requests);
+  }
+  for (const TaskSpec& t : spec.tasks) {
+    for (int i = 0; i < t.replicas; ++i) {
+      Pod pod;
+      pod.meta.name = StrCat(name, "-", t.role, "-", i);
+      pod.meta.namespace_ = spec.ns;
+      pod.meta.uid = StrCat("uid-", next_uid_++);
+      pod.meta.annotations[kGroupNameAnnotation] = name;
+      pod.meta.annotations[kTaskSpecKey] = t.role;
+      if (t.priority != 0) pod.meta.annotations[kTaskPriorityAnnotation] = StrCat(t.priority);
+      pod.scheduler_name = "lahar";
+      pod.requests = Res(t.requests);
+      pod.limits = t.limits.empty() ? pod.requests : Res(t.limits);
+      pod.node_selector = StringMap(t.node_selector.begin(), t.node_selector.end());
+      pod.tolerations = t.tolerations;
+      cache_.UpsertPod(std::move(pod));
+    }
+  }
+  cache_.UpsertPodGroup(std::move(pg));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::Running(const std::string& pod_name, const std::string& node, std::string ns) {
+  const Pod* existing = cache_.FindPod(StrCat(ns, "/", pod_name));
+  if (existing == nullptr) Fail("running of unknown pod " + pod_name);
+  Pod pod = *existing;
+  pod.node_name = node;
+  pod.phase = PodPhase::kRunning;
+  cache_.UpsertPod(std::move(pod));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::ForeignPod(const std::string& name, const std::string& node,
+                                           std::string_view requests) {
+  Pod pod;
+  pod.meta.name = name;
+  pod.meta.namespace_ = "kube-system";
+  pod.meta.uid = StrCat("uid-", next_uid_++);
+  pod.scheduler_name = "default-scheduler";
+  pod.node_name = node;
+  pod.phase = PodPhase::kRunning;
+  pod.requests = Res(requests);
+  pod.limits = pod.requests;
+  cache_.UpsertPod(std::move(pod));
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::LastScaled(const std::string& job, Millis when, std::string ns) {
+  cache_.RecordScale(StrCat(ns, "/", job), when);
+  return *this;
+}
+
+int SessionOutcome::BoundCount(const std::string& job_key) const {
+  int n = 0;
+  for (const auto& b : raw.binds) n += b.job == job_key;
+  return n;
+}
+
+SchedulerConfig MustParseConfig(std::string_view config_yaml) {
+  auto config = ParseSchedulerConfig(config_yaml, BuiltinRegistry());
+  if (!config.ok()) Fail(std::string(config.status().message()));
+  return *config;
+}
+
+SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config_yaml, Millis now) {
+  SchedulerConfig config = MustParseConfig(config_yaml);
+  auto result = RunSchedulingCycle(cluster.Snapshot(now), config, BuiltinRegistry());
+  if (!result.ok()) Fail(std::string(result.status().message()));
+  SessionOutcome out;
+  for (const auto& b : result->binds) {
+    out.binds[b.pod] = b.node;
+    out.bind_order.push_back(b.pod);
+  }
+  for (const auto& e : result->evicts) out.evicts[e.pod] = e.reason;
+  for (const auto& u : result->job_updates) out.job_updates[u.job] = u;
+  out.raw = std::move(*result);
+  return out;
+}
+
+void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {
+  ClusterCache& cache = cluster.cache();
+  for (const auto& b : outcome.raw.binds) {
+    Pod pod = *cache.FindPod(b.pod);
+    pod.node_name = b.node;
+    pod.phase = PodPhase::kRunning;
+    cache.UpsertPod(std::move(pod));
+  }
+  for (const auto& e : outcome.raw.evicts) {
+    Pod pod = *cache.FindPod(e.pod);
+    pod.node_name.clear();
+    pod.phase = PodPhase::kPending;
+    pod.meta.uid += "-recreated";
+    cache.UpsertPod(std::move(pod));
+  }
+  for (const auto& u : outcome.raw.job_updates) {
+    (void)cache.SetPodGroupPhase(u.job, u.phase);
+  }
+}
+
+}  // namespace lahar::testing
