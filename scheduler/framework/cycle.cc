@@ -26,6 +26,16 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
   for (const JobStatusUpdate& u : session->job_updates()) {
     result.job_updates.push_back({session->job(u.job).key(), u.phase, u.reason, u.message, u.scaled});
   }
+  std::vector<Resources> allocated(session->cluster().queues.size());
+  for (const JobInfo& job : session->cluster().jobs) {
+    if (job.queue != kNoId) allocated[job.queue] += job.allocated;
+  }
+  for (const QueueInfo& queue : session->cluster().queues) {
+    CycleResult::QueueState state{queue.name, allocated[queue.id], std::nullopt};
+    auto deserved = session->queue_deserved().find(queue.id);
+    if (deserved != session->queue_deserved().end()) state.deserved = deserved->second;
+    result.queues.push_back(std::move(state));
+  }
   result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();

@@ -3,6 +3,7 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ struct CycleResult {
   std::vector<Bind> binds;
   std::vector<Evict> evicts;
   std::vector<JobUpdate> job_updates;
+  // Per queue (by name): resources its jobs hold and its deserved share, when a plugin
+  // (proportion) computed one.
+  struct QueueState {
+    std::string queue;
+    Resources allocated;
+    std::optional<Resources> deserved;
+  };
+  std::vector<QueueState> queues;
   int64_t duration_micros = 0;  // wall time of the session (not part of any deterministic output)
 };
 

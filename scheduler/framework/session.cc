@@ -424,6 +424,10 @@ void Session::SetJobCondition(JobId job, std::string reason, std::string message
   update.message = std::move(message);
 }
 
+void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {
+  queue_deserved_[queue] = std::move(deserved);
+}
+
 void Session::MarkScaled(JobId job) {
   UpdateFor(job).scaled = true;
   cluster_.jobs[job].last_scale_time = cluster_.now;

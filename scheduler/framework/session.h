@@ -211,6 +211,10 @@ class Session {
   void SetJobPhase(JobId job, PodGroupPhase phase);
   // Records why a job could not be scheduled this session (last message wins).
   void SetJobCondition(JobId job, std::string reason, std::string message);
+  // The effective deserved share of a queue as a plugin computed it (proportion), for status,
+  // metrics and reports. Last report wins.
+  void ReportQueueDeserved(QueueId queue, Resources deserved);
+  const std::map<QueueId, Resources>& queue_deserved() const { return queue_deserved_; }
   // Marks a job whose elastic worker count changed (restarts its cooldown).
   void MarkScaled(JobId job);
   bool WasScaled(JobId job) const;
@@ -262,6 +266,7 @@ class Session {
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;
   std::vector<JobStatusUpdate> job_updates_;
+  std::map<QueueId, Resources> queue_deserved_;
   std::vector<int32_t> job_update_index_;  // per job: index into job_updates_ or -1
   JobStatusUpdate& UpdateFor(JobId job);
   bool closed_ = false;

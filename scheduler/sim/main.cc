@@ -1,0 +1,212 @@
+// lahar-sim: runs Lahar's scheduler on a simulated cluster (spec section 6).
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "api/decode.h"
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "scheduler/builtins.h"
+#include "scheduler/sim/report/report.h"
+#include "scheduler/sim/scenario.h"
+#include "scheduler/sim/simulator.h"
+#include "scheduler/sim/summary_table.h"
+
+namespace lahar {
+namespace {
+
+constexpr char kUsage[] = R"(Usage:
+  lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [-v LEVEL]
+  lahar-sim compare FILE --config A.conf --config B.conf [...] [--out DIR] [--until DURATION]
+
+Runs Lahar's scheduler (the same actions, plugins and configuration as lahar-scheduler) on a
+simulated cluster in simulated time, and reports what happened.
+
+FILE is a scenario (nodes, queues, jobs, events) or a snapshot of a live cluster (the output of
+`kubectl get nodes,pods,podgroups,queues,priorityclasses -A -o yaml`); lahar-sim tells them
+apart by content.
+
+Options:
+  --config CONF     volcano-scheduler.conf to use (a ConfigMap holding one works too). Without
+                    it: the scenario's own `scheduler:` block, else the default configuration.
+                    `compare` takes it two or more times.
+  --out DIR         write events.jsonl, summary.json and report.html to DIR (compare: one
+                    folder per configuration and one report.html side by side).
+  --until DURATION  stop at this simulated time (e.g. 8h, 1h30m, 3600).
+  -v LEVEL          log verbosity on stderr (0 quiet, 1 info, 2 every decision).
+  -h, --help        this text.
+)";
+
+struct Flags {
+  std::string command;
+  std::string file;
+  std::vector<std::string> configs;
+  std::string out;
+  Millis until = -1;
+};
+
+absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
+  Flags flags;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string_view name) -> absl::StatusOr<std::string> {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) return arg.substr(eq + 1);
+      if (i + 1 >= argc) return absl::InvalidArgumentError(StrCat(name, " needs a value"));
+      return std::string(argv[++i]);
+    };
+    auto is = [&](std::string_view name) { return arg == name || arg.rfind(StrCat(name, "="), 0) == 0; };
+    if (arg == "-h" || arg == "--help" || arg == "help") {
+      flags.command = "help";
+      return flags;
+    } else if (is("--config")) {
+      ASSIGN_OR_RETURN(std::string v, value("--config"));
+      flags.configs.push_back(v);
+    } else if (is("--out")) {
+      ASSIGN_OR_RETURN(flags.out, value("--out"));
+    } else if (is("--until")) {
+      ASSIGN_OR_RETURN(std::string v, value("--until"));
+      auto d = ParseDuration(v);
+      if (!d.ok()) return absl::InvalidArgumentError(StrCat("--until: ", d.status().message()));
+      flags.until = *d;
+    } else if (is("-v") || is("--v") || is("--log-level")) {
+      ASSIGN_OR_RETURN(std::string v, value("-v"));
+      int level;
+      if (!absl::SimpleAtoi(v, &level) || level < 0) return absl::InvalidArgumentError(StrCat("-v: bad level \"", v, "\""));
+      SetLogVerbosity(level);
+    } else if (!arg.empty() && arg[0] == '-') {
+      return absl::InvalidArgumentError(StrCat("unknown flag ", arg, " (see --help)"));
+    } else {
+      positional.push_back(arg);
+    }
+  }
+  if (positional.empty()) return absl::InvalidArgumentError("missing command: run or compare (see --help)");
+  flags.command = positional[0];
+  if (flags.command != "run" && flags.command != "compare") {
+    return absl::InvalidArgumentError(StrCat("unknown command \"", flags.command, "\" (want run or compare)"));
+  }
+  if (positional.size() != 2) return absl::InvalidArgumentError(StrCat(flags.command, " takes exactly one FILE"));
+  flags.file = positional[1];
+  if (flags.command == "run" && flags.configs.size() > 1) {
+    return absl::InvalidArgumentError("run takes at most one --config (use compare for several)");
+  }
+  if (flags.command == "compare" && flags.configs.size() < 2) {
+    return absl::InvalidArgumentError("compare needs at least two --config files");
+  }
+  return flags;
+}
+
+// Reads a volcano-scheduler.conf, or the first data entry of a ConfigMap that holds one.
+absl::StatusOr<SchedulerConfig> LoadConfigFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  auto docs = ParseYamlDocuments(text);
+  if (docs.ok() && docs->size() == 1 && (*docs)[0].IsMap() && (*docs)[0]["kind"].IsDefined() &&
+      (*docs)[0]["kind"].IsScalar() && (*docs)[0]["kind"].Scalar() == "ConfigMap") {
+    const YAML::Node data = (*docs)[0]["data"];
+    if (!data.IsMap() || data.size() == 0) return absl::InvalidArgumentError(StrCat(path, ": ConfigMap has no data"));
+    text = data.begin()->second.Scalar();
+  }
+  auto config = ParseSchedulerConfig(text, BuiltinRegistry());
+  if (!config.ok()) return Annotate(config.status(), path);
+  return config;
+}
+
+std::string Label(const std::string& path, std::map<std::string, int>& used) {
+  std::string label = std::filesystem::path(path).filename().string();
+  if (label.empty()) label = "config";
+  int n = ++used[label];
+  return n == 1 ? label : StrCat(label, "-", n);
+}
+
+absl::Status WriteFile(const std::filesystem::path& path, std::string_view contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return absl::PermissionDeniedError(StrCat("cannot write ", path.string()));
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!out) return absl::DataLossError(StrCat("error writing ", path.string()));
+  return absl::OkStatus();
+}
+
+absl::Status Main(const Flags& flags) {
+  ASSIGN_OR_RETURN(SimInput input, LoadSimInputFile(flags.file));
+  std::vector<std::pair<std::string, SchedulerConfig>> configs;
+  std::map<std::string, int> labels;
+  if (flags.configs.empty()) {
+    if (input.scheduler) {
+      auto config = ParseSchedulerConfigNode(*input.scheduler, BuiltinRegistry());
+      if (!config.ok()) return Annotate(config.status(), StrCat(flags.file, ": scheduler"));
+      configs.emplace_back("scenario", std::move(*config));
+    } else {
+      ASSIGN_OR_RETURN(SchedulerConfig config, ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry()));
+      configs.emplace_back("default", std::move(config));
+    }
+  } else {
+    for (const std::string& path : flags.configs) {
+      ASSIGN_OR_RETURN(SchedulerConfig config, LoadConfigFile(path));
+      configs.emplace_back(Label(path, labels), std::move(config));
+    }
+  }
+
+  std::vector<SimRun> runs;
+  for (const auto& [label, config] : configs) {
+    SimOptions options;
+    options.until = flags.until;
+    options.config_label = label;
+    ASSIGN_OR_RETURN(SimRun run, RunSimulation(input, config, BuiltinRegistry(), options));
+    runs.push_back(std::move(run));
+  }
+  std::cout << FormatSummaryTable(input.name, runs);
+
+  if (!flags.out.empty()) {
+    std::filesystem::path out(flags.out);
+    std::error_code ec;
+    std::filesystem::create_directories(out, ec);
+    if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", flags.out, ": ", ec.message()));
+    std::vector<ReportRun> report_runs;
+    for (const SimRun& run : runs) {
+      std::filesystem::path dir = flags.command == "compare" ? out / run.label : out;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", dir.string(), ": ", ec.message()));
+      RETURN_IF_ERROR(WriteFile(dir / "events.jsonl", run.events_jsonl));
+      RETURN_IF_ERROR(WriteFile(dir / "summary.json", run.summary_json));
+      report_runs.push_back({run.label, run.events_jsonl, run.summary_json});
+    }
+    ASSIGN_OR_RETURN(std::string html, RenderHtmlReport(input.name, report_runs));
+    RETURN_IF_ERROR(WriteFile(out / "report.html", html));
+    std::cout << "wrote " << (out / "report.html").string() << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace lahar
+
+int main(int argc, char** argv) {
+  auto flags = lahar::ParseFlags(argc, argv);
+  if (!flags.ok()) {
+    std::fprintf(stderr, "lahar-sim: %s\n", std::string(flags.status().message()).c_str());
+    return 2;
+  }
+  if (flags->command == "help") {
+    std::fputs(lahar::kUsage, stdout);
+    return 0;
+  }
+  absl::Status status = lahar::Main(*flags);
+  if (!status.ok()) {
+    std::string message(status.message());
+    for (char& c : message) {
+      if (c == '\n') c = ' ';
+    }
+    std::fprintf(stderr, "lahar-sim: %s\n", message.c_str());
+    return 1;
+  }
+  return 0;
+}

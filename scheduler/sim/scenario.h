@@ -1,0 +1,72 @@
+// Inputs of lahar-sim: a scenario file (spec 6.1) or a snapshot of a live cluster (spec 6.2),
+// both turned into the same SimInput of Kubernetes objects plus the simulator's job model.
+#ifndef LAHAR_SCHEDULER_SIM_SCENARIO_H_
+#define LAHAR_SCHEDULER_SIM_SCENARIO_H_
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/duration.h"
+#include "api/objects.h"
+#include "yaml-cpp/yaml.h"
+
+namespace lahar {
+
+// How a job's speed grows with its running pod count, relative to running at min.
+struct Scaling {
+  enum class Kind { kLinear, kAmdahl } kind = Kind::kLinear;
+  double serial_fraction = 0;  // Amdahl's s: speedup(n) = 1 / (s + (1 - s) / n)
+  // Work done per millisecond when `running` pods run, in "milliseconds at min size".
+  double Rate(int running, int min) const;
+};
+
+struct SimJob {
+  PodGroup group;            // PodGroup <ns>/<name> as Volcano's job controller would create it
+  std::vector<Pod> pods;     // one per replica, in task order
+  std::vector<std::string> pod_tasks;  // the task (role) of each pod
+  Millis submit = 0;
+  std::optional<Millis> duration;  // run time at min size; unset: per-pod durations or forever
+  Scaling scaling;
+  Millis restart_cost = 0;
+  Millis termination_grace = 0;
+  // Snapshot pods already bound when the simulation starts.
+  std::vector<std::string> initially_bound;  // pod names
+};
+
+struct SimEvent {
+  Millis at = 0;
+  enum class Kind { kScale, kCordon, kUncordon, kRemoveNode, kAddNode } kind;
+  std::string target;  // job name (ns/name) or node name
+  std::optional<int32_t> min_available;
+  std::vector<std::pair<std::string, int32_t>> replicas;  // task -> new replica count
+  std::vector<Node> nodes;                                // addNode
+  int line = 0;
+};
+
+struct SimInput {
+  std::string name;
+  bool from_snapshot = false;
+  Millis schedule_period = 1000;
+  std::optional<YAML::Node> scheduler;  // inline configuration, parsed by the caller
+  std::vector<Node> nodes;
+  std::vector<Queue> queues;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<SimJob> jobs;       // sorted by submit time, then name
+  std::vector<Pod> foreign_pods;  // snapshot pods of other schedulers
+  std::vector<SimEvent> events;   // sorted by time (stable)
+};
+
+// Reads a scenario or snapshot from text; `source` names the file in error messages.
+// Scheduler names whose pods a snapshot's simulation schedules: lahar and volcano.
+absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view source);
+absl::StatusOr<SimInput> LoadSimInputFile(const std::string& path);
+
+// Reads a whole file; NotFound / PermissionDenied name the path.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_SIM_SCENARIO_H_

@@ -1,0 +1,55 @@
+// lahar-sim's engine: runs the scheduler's real actions and plugins against a simulated
+// cluster in simulated time and records what happened.
+//
+// Time advances from event to event (arrivals, completions, releases, scenario events) and
+// sessions run every schedule period. A session that decides nothing, on a cluster that has not
+// changed since, would decide nothing again until the next event or cooldown expiry, so those
+// sessions are skipped: the schedule is the same as running every one of them.
+#ifndef LAHAR_SCHEDULER_SIM_SIMULATOR_H_
+#define LAHAR_SCHEDULER_SIM_SIMULATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/sim/scenario.h"
+
+namespace lahar {
+
+struct SimOptions {
+  Millis until = -1;  // stop at this simulated time; -1: when nothing more can happen
+  std::string config_label = "default";
+};
+
+// Headline figures, also in summary.json.
+struct SimFigures {
+  int jobs = 0;
+  int completed_jobs = 0;
+  int started_jobs = 0;
+  double makespan = 0;  // seconds
+  double jct_mean = 0, jct_p50 = 0, jct_p95 = 0;
+  double wait_mean = 0, wait_p50 = 0, wait_p95 = 0;
+  std::vector<std::pair<std::string, double>> utilization;  // resource -> fraction, by name
+  int64_t evictions = 0;
+  int64_t sessions = 0;
+  int64_t binds = 0;
+  double session_p50_micros = 0, session_p99_micros = 0;
+  double end_time = 0;  // seconds of simulated time covered
+  double Utilization(std::string_view resource) const;
+};
+
+struct SimRun {
+  std::string label;
+  std::string events_jsonl;
+  std::string summary_json;
+  SimFigures figures;
+};
+
+absl::StatusOr<SimRun> RunSimulation(const SimInput& input, const SchedulerConfig& config,
+                                     const Registry& registry, const SimOptions& options);
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_SIM_SIMULATOR_H_
