@@ -1,12 +1,14 @@
 #include "api/decode.h"
 
 #include <limits>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "api/strings.h"
 #include "absl/time/time.h"
 #include "api/status_macros.h"
+#include "yaml-cpp/eventhandler.h"
 
 namespace lahar {
 namespace {
@@ -175,6 +177,18 @@ absl::StatusOr<std::vector<NodeSelectorRequirement>> Requirements(const Field& l
   return out;
 }
 
+// sum += add, refusing totals beyond int64: a wrapped sum would make a huge pod look tiny.
+absl::Status AddChecked(Resources& sum, const Resources& add, const Field& where) {
+  for (const auto& [id, amount] : add.NonZero()) {
+    int64_t total;
+    if (__builtin_add_overflow(sum.Get(id), amount, &total)) {
+      return where.Error(StrCat(ResourceName(id), ": total over the pod is too large"));
+    }
+    sum.Set(id, total);
+  }
+  return absl::OkStatus();
+}
+
 // Effective pod resources as the kube-scheduler computes them: the larger of the sum over
 // app containers and any single init container, plus pod overhead.
 absl::Status PodResources(const Field& spec, Pod& pod) {
@@ -193,8 +207,8 @@ absl::Status PodResources(const Field& spec, Pod& pod) {
   RETURN_IF_ERROR(spec["containers"].ForEach([&](const Field& c) -> absl::Status {
     Resources r, l;
     RETURN_IF_ERROR(container_resources(c, r, l));
-    requests += r;
-    limits += l;
+    RETURN_IF_ERROR(AddChecked(requests, r, c["resources"]["requests"]));
+    RETURN_IF_ERROR(AddChecked(limits, l, c["resources"]["limits"]));
     return absl::OkStatus();
   }));
   RETURN_IF_ERROR(spec["initContainers"].ForEach([&](const Field& c) -> absl::Status {
@@ -205,7 +219,7 @@ absl::Status PodResources(const Field& spec, Pod& pod) {
     return absl::OkStatus();
   }));
   ASSIGN_OR_RETURN(Resources overhead, ResourceList(spec["overhead"]));
-  requests += overhead;
+  RETURN_IF_ERROR(AddChecked(requests, overhead, spec["overhead"]));
   // A dimension without a limit is limited by nothing; for elastic accounting the request is
   // the best estimate of use, so missing limits default to requests.
   for (const auto& [id, amount] : requests.NonZero()) {
@@ -361,8 +375,9 @@ absl::StatusOr<Queue> DecodeQueueImpl(const Field& f) {
   ASSIGN_OR_RETURN(q.deserved, ResourceList(spec["deserved"]));
   ASSIGN_OR_RETURN(q.reclaimable, spec["reclaimable"].Bool(true));
   ASSIGN_OR_RETURN(q.parent, spec["parent"].String());
+  ASSIGN_OR_RETURN(std::string spec_state, spec["state"].String("Open"));
   ASSIGN_OR_RETURN(std::string state, f["status"]["state"].String("Open"));
-  q.open = state != "Closed" && state != "Closing";
+  q.open = spec_state != "Closed" && state != "Closed" && state != "Closing";
   return q;
 }
 
@@ -413,17 +428,80 @@ absl::StatusOr<KubeObject> DecodeObject(const rapidjson::Value& json) {
   return absl::NotFoundError(StrCat("kind ", kind, " is not used by the scheduler"));
 }
 
+namespace {
+
+// yaml-cpp 0.7's LoadAll never returns when a document starts with a token no node can start
+// with ("," or "&a ,"): the parser reports the same empty document forever, allocating as it
+// goes (jbeder/yaml-cpp#1040, fixed upstream by #1319). A first pass that only watches where
+// documents start finds that stall; every real document consumes at least one token.
+class DocumentStallDetector : public YAML::EventHandler {
+ public:
+  bool stalled() const { return stalled_; }
+  const YAML::Mark& mark() const { return last_start_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    stalled_ = started_ && mark.pos == last_start_.pos;
+    started_ = true;
+    last_start_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  bool started_ = false;
+  bool stalled_ = false;
+  YAML::Mark last_start_;
+};
+
+absl::Status YamlSyntaxError(const YAML::Mark& mark, std::string_view what) {
+  return absl::InvalidArgumentError(StrCat("YAML syntax error at line ", mark.line + 1,
+                                           ", column ", mark.column + 1, ": ", what));
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<YAML::Node>> ParseYamlDocuments(std::string_view text) {
+  std::string copy(text);
   try {
-    return YAML::LoadAll(std::string(text));
+    std::istringstream in(copy);
+    YAML::Parser parser(in);
+    DocumentStallDetector detector;
+    while (parser.HandleNextDocument(detector)) {
+      if (detector.stalled()) return YamlSyntaxError(detector.mark(), "unexpected token");
+    }
+    return YAML::LoadAll(copy);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(StrCat("YAML syntax error at line ", e.mark.line + 1,
-                                                   ", column ", e.mark.column + 1, ": ", e.msg));
+    return YamlSyntaxError(e.mark, e.msg);
   }
 }
 
-void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
-                rapidjson::Document::AllocatorType& allocator) {
+namespace {
+
+// Aliases turn a YAML tree into a graph: "&a [*a]" is a cycle, and a few lines of nested
+// aliases expand to billions of nodes. Conversion therefore bounds its depth and the number of
+// nodes it emits; real Kubernetes objects stay far below both.
+constexpr int kMaxYamlDepth = 512;
+
+struct YamlBudget {
+  int64_t nodes_left;
+};
+
+absl::Status ConvertYaml(const YAML::Node& node, rapidjson::Value& out,
+                         rapidjson::Document::AllocatorType& allocator, int depth,
+                         YamlBudget& budget) {
+  if (depth > kMaxYamlDepth || --budget.nodes_left < 0) {
+    return absl::InvalidArgumentError(
+        "YAML nests too deeply or expands too far through aliases (a recursive anchor?)");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       out.SetObject();
@@ -431,19 +509,19 @@ void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
         rapidjson::Value key, value;
         const std::string& k = kv.first.Scalar();
         key.SetString(k.data(), static_cast<rapidjson::SizeType>(k.size()), allocator);
-        YamlToJson(kv.second, value, allocator);
+        RETURN_IF_ERROR(ConvertYaml(kv.second, value, allocator, depth + 1, budget));
         out.AddMember(key, value, allocator);
       }
-      return;
+      return absl::OkStatus();
     }
     case YAML::NodeType::Sequence: {
       out.SetArray();
       for (const auto& item : node) {
         rapidjson::Value value;
-        YamlToJson(item, value, allocator);
+        RETURN_IF_ERROR(ConvertYaml(item, value, allocator, depth + 1, budget));
         out.PushBack(value, allocator);
       }
-      return;
+      return absl::OkStatus();
     }
     case YAML::NodeType::Scalar: {
       const std::string& s = node.Scalar();
@@ -452,29 +530,40 @@ void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
       if (!quoted) {
         if (s == "true" || s == "True") {
           out.SetBool(true);
-          return;
+          return absl::OkStatus();
         }
         if (s == "false" || s == "False") {
           out.SetBool(false);
-          return;
+          return absl::OkStatus();
         }
         if (s == "null" || s == "~" || s == "Null") {
           out.SetNull();
-          return;
+          return absl::OkStatus();
         }
         if (absl::SimpleAtoi(s, &i) && s.find_first_of("+") == std::string::npos) {
           out.SetInt64(i);
-          return;
+          return absl::OkStatus();
         }
       }
       out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), allocator);
-      return;
+      return absl::OkStatus();
     }
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       out.SetNull();
-      return;
+      return absl::OkStatus();
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// The void signature cannot report a recursive alias: conversion stops at the bounds and leaves
+// a partial value. DecodeObjectStream uses ConvertYaml and reports the error instead.
+void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
+                rapidjson::Document::AllocatorType& allocator) {
+  YamlBudget budget{int64_t{1} << 26};
+  ConvertYaml(node, out, allocator, 0, budget).IgnoreError();
 }
 
 absl::StatusOr<std::vector<KubeObject>> DecodeObjectStream(std::string_view text) {
@@ -490,11 +579,20 @@ absl::StatusOr<std::vector<KubeObject>> DecodeObjectStream(std::string_view text
     if (absl::IsNotFound(object.status())) return absl::OkStatus();
     return Annotate(object.status(), where);
   };
+  // Without aliases a node takes at least one byte of text, so this only stops alias bombs.
+  YamlBudget budget{int64_t{1'000'000} + 8 * static_cast<int64_t>(text.size())};
   for (size_t d = 0; d < documents.size(); ++d) {
     if (documents[d].IsNull()) continue;
     rapidjson::Value json;
-    YamlToJson(documents[d], json, doc.GetAllocator());
     std::string where = StrCat("document ", d + 1);
+    absl::Status converted;
+    try {
+      converted = ConvertYaml(documents[d], json, doc.GetAllocator(), 0, budget);
+    } catch (const YAML::Exception& e) {
+      // Node accessors throw on malformed graphs; no exception may leave the decoder.
+      converted = absl::InvalidArgumentError(e.what());
+    }
+    RETURN_IF_ERROR(Annotate(converted, where));
     if (!json.IsObject()) return absl::InvalidArgumentError(StrCat(where, ": not a map"));
     auto kind = json.FindMember("kind");
     if (kind != json.MemberEnd() && kind->value.IsString() &&

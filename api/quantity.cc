@@ -49,9 +49,10 @@ bool ParseSuffix(std::string_view s, Suffix& out) {
     int decimal_exponent;
     int binary_exponent;
   } kSuffixes[] = {
-      {"", 0, 0},    {"m", -3, 0},  {"k", 3, 0},   {"M", 6, 0},   {"G", 9, 0},
-      {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},  {"Ki", 0, 10}, {"Mi", 0, 20},
-      {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50}, {"Ei", 0, 60},
+      {"", 0, 0},    {"n", -9, 0},  {"u", -6, 0},  {"m", -3, 0},  {"k", 3, 0},
+      {"M", 6, 0},   {"G", 9, 0},   {"T", 12, 0},  {"P", 15, 0},  {"E", 18, 0},
+      {"Ki", 0, 10}, {"Mi", 0, 20}, {"Gi", 0, 30}, {"Ti", 0, 40}, {"Pi", 0, 50},
+      {"Ei", 0, 60},
   };
   for (const auto& suffix : kSuffixes) {
     if (s == suffix.name) {
@@ -110,8 +111,8 @@ absl::StatusOr<int64_t> ParseQuantity(std::string_view text, QuantityUnit unit) 
   Suffix suffix;
   if (!ParseSuffix(rest.substr(pos), suffix)) {
     return Invalid(text, StrCat("unknown suffix \"", rest.substr(pos),
-                                      "\" (want one of m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, "
-                                      "Pi, Ei or an exponent such as e3)"));
+                                      "\" (want one of n, u, m, k, M, G, T, P, E, Ki, Mi, Gi, "
+                                      "Ti, Pi, Ei or an exponent such as e3)"));
   }
 
   StripLeadingZeros(mantissa);
@@ -145,12 +146,13 @@ absl::StatusOr<int64_t> ParseQuantity(std::string_view text, QuantityUnit unit) 
   for (uint8_t d : mantissa) magnitude = magnitude * 10 + d;
   // Round towards +inf: up for positive values, towards zero for negative ones.
   if (inexact && !negative) ++magnitude;
-  const auto kMax = static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max());
-  if (magnitude > kMax) {
+  // -2^63 fits although 2^63 does not, so every int64 FormatQuantity prints reads back.
+  const auto limit = static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max()) +
+                     (negative ? 1 : 0);
+  if (magnitude > limit) {
     return absl::OutOfRangeError(StrCat("quantity \"", text, "\" is too large"));
   }
-  auto value = static_cast<int64_t>(magnitude);
-  return negative ? -value : value;
+  return negative ? static_cast<int64_t>(-magnitude) : static_cast<int64_t>(magnitude);
 }
 
 std::string FormatQuantity(int64_t amount, QuantityUnit unit) {

@@ -113,17 +113,20 @@ bool Resources::AnyNegative() const {
   return std::any_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v < 0; });
 }
 
+// Both walk the longer vector: a missing entry is an amount of zero, which matters when the
+// other side holds a negative amount.
 Resources Resources::Max(const Resources& other) const {
   Resources out = *this;
   if (other.amounts_.size() > out.amounts_.size()) out.amounts_.resize(other.amounts_.size(), 0);
-  for (size_t i = 0; i < other.amounts_.size(); ++i) {
-    out.amounts_[i] = std::max(out.amounts_[i], other.amounts_[i]);
+  for (size_t i = 0; i < out.amounts_.size(); ++i) {
+    out.amounts_[i] = std::max(out.amounts_[i], other.Get(static_cast<ResourceId>(i)));
   }
   return out;
 }
 
 Resources Resources::Min(const Resources& other) const {
   Resources out = *this;
+  if (other.amounts_.size() > out.amounts_.size()) out.amounts_.resize(other.amounts_.size(), 0);
   for (size_t i = 0; i < out.amounts_.size(); ++i) {
     out.amounts_[i] = std::min(out.amounts_[i], other.Get(static_cast<ResourceId>(i)));
   }

@@ -73,6 +73,7 @@ std::string FitErrors::Summary() const {
 Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     : cluster_(std::move(cluster)), config_(config) {
   job_update_index_.assign(cluster_.jobs.size(), -1);
+  node_version_.assign(cluster_.nodes.size(), 0);
 }
 
 Session::~Session() = default;
@@ -305,9 +306,49 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
   return {};
 }
 
+std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const SearchShape& shape) {
+  CachedSearch& cache = search_cache_;
+  if (!cache.valid || cache.free_epoch != free_epoch_ || !(cache.shape == shape)) return std::nullopt;
+  NodeId best = kNoId;
+  double best_score = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < cache.nodes.size(); ++i) {
+    NodeId id = cache.nodes[i];
+    double score = cache.scores[i];
+    if (cache.versions[i] != node_version_[id]) {
+      const NodeInfo& node = cluster_.nodes[id];
+      FitResult fit = ResourceFit(task, node, shape.placement);
+      if (fit.ok()) fit = Predicate(task, node);
+      if (fit.ok() && shape.elastic) fit = ElasticPredicate(task, node);
+      if (!fit.ok()) continue;  // no longer a candidate
+      score = NodeScore(task, node);
+    }
+    cache.nodes[kept] = id;
+    cache.scores[kept] = score;
+    cache.versions[kept] = node_version_[id];
+    ++kept;
+    if (best == kNoId || score > best_score || (score == best_score && id < best)) {
+      best = id;
+      best_score = score;
+    }
+  }
+  cache.nodes.resize(kept);
+  cache.scores.resize(kept);
+  cache.versions.resize(kept);
+  if (best == kNoId) {
+    cache.valid = false;  // exhausted: search afresh
+    return std::nullopt;
+  }
+  return best;
+}
+
 NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors) {
   const size_t n = cluster_.nodes.size();
   if (n == 0) return kNoId;
+  SearchShape shape{task.constraint_class, placement, elastic, task.request, task.limit};
+  if (errors == nullptr) {
+    if (std::optional<NodeId> cached = FindInCache(task, shape)) return *cached;
+  }
   size_t want = n;
   if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
     int pct = search_options_.percentage;
@@ -316,6 +357,7 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
                             static_cast<size_t>(search_options_.min_nodes_to_find));
   }
   const size_t start = errors == nullptr && want < n ? next_search_start_ % n : 0;
+  CachedSearch fresh;
   NodeId best = kNoId;
   double best_score = 0;
   size_t found = 0;
@@ -341,12 +383,23 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
     }
     ++found;
     double score = NodeScore(task, node);
+    fresh.nodes.push_back(node.id);
+    fresh.scores.push_back(score);
+    fresh.versions.push_back(node_version_[node.id]);
     if (best == kNoId || score > best_score || (score == best_score && node.id < best)) {
       best = node.id;
       best_score = score;
     }
   }
-  if (errors == nullptr && want < n) next_search_start_ = (start + examined) % n;
+  if (errors == nullptr) {
+    if (want < n) next_search_start_ = (start + examined) % n;
+    if (best != kNoId) {
+      fresh.valid = true;
+      fresh.shape = std::move(shape);
+      fresh.free_epoch = free_epoch_;
+      search_cache_ = std::move(fresh);
+    }
+  }
   return best;
 }
 
@@ -355,6 +408,14 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;
   const NodeId old_node = task.node;
+  // Only placing a pending task or binding an allocated one leaves every node at most as free
+  // as before; anything else may make nodes feasible again for cached searches.
+  const bool only_consumes = (old == TaskStatus::kPending && (status == TaskStatus::kAllocated ||
+                                                              status == TaskStatus::kPipelined)) ||
+                             (old == TaskStatus::kAllocated && status == TaskStatus::kBinding);
+  if (!only_consumes) ++free_epoch_;
+  if (old_node != kNoId) ++node_version_[old_node];
+  if (node_id != kNoId) ++node_version_[node_id];
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
   const bool took = takes(old);
 

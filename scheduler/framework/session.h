@@ -263,6 +263,35 @@ class Session {
   NodeSearchOptions search_options_;
   size_t next_search_start_ = 0;
 
+  // Equivalence cache of the last node search. Tasks of one gang usually share requests and
+  // constraints, so their candidate nodes and scores are computed once and only the nodes that
+  // changed since are re-evaluated. Hooks must therefore depend only on the task's shape
+  // (requests, limits, constraint class) and the node, as kube-scheduler's equivalence classes
+  // assume. Any transition that frees resources makes other nodes feasible again and clears it.
+  struct SearchShape {
+    int32_t constraint_class;
+    Placement placement;
+    bool elastic;
+    Resources request;
+    Resources limit;
+    bool operator==(const SearchShape& o) const {
+      return constraint_class == o.constraint_class && placement == o.placement && elastic == o.elastic &&
+             request == o.request && limit == o.limit;
+    }
+  };
+  struct CachedSearch {
+    bool valid = false;
+    SearchShape shape;
+    uint64_t free_epoch = 0;
+    std::vector<NodeId> nodes;
+    std::vector<double> scores;
+    std::vector<uint64_t> versions;
+  };
+  std::optional<NodeId> FindInCache(const TaskInfo& task, const SearchShape& shape);
+  CachedSearch search_cache_;
+  std::vector<uint64_t> node_version_;
+  uint64_t free_epoch_ = 0;
+
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;
   std::vector<JobStatusUpdate> job_updates_;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every test: unit and action tests (ctest), the simulator's golden checks, the trace
+# converters' tests, the same unit tests under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and a short libFuzzer run of each fuzz target.
+#   LAHAR_QUICK=1 hack/test.sh   # skip the sanitizer build and the fuzzers
+set -euo pipefail
+cd "$(dirname "$0")/.."
+hack/install-deps.sh
+jobs=$(nproc)
+
+echo "== build (gcc, RelWithDebInfo)"
+hack/build.sh build
+echo "== ctest"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+echo "== trace converters"
+python3 -m unittest discover -s hack/traces -p 'test_*.py' -q
+
+if [ "${LAHAR_QUICK:-0}" != 1 ]; then
+  echo "== build (clang, AddressSanitizer + UndefinedBehaviorSanitizer)"
+  CC=clang CXX=clang++ hack/build.sh build-asan -DLAHAR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+  echo "== ctest under sanitizers"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+  echo "== fuzz (libFuzzer, ${LAHAR_FUZZ_SECONDS:-30}s each)"
+  CC=clang CXX=clang++ hack/build.sh build-fuzz -DLAHAR_FUZZ=ON -DLAHAR_TESTS=OFF
+  for target in build-fuzz/bin/*_fuzz; do
+    name=$(basename "$target" _fuzz)
+    corpus="test/fuzz/corpus/$name"
+    work=$(mktemp -d)
+    cp -r "$corpus"/. "$work"/ 2>/dev/null || true
+    "$target" -max_total_time="${LAHAR_FUZZ_SECONDS:-30}" -print_final_stats=0 "$work" 2>&1 | tail -n 2
+    rm -rf "$work"
+  done
+fi
+
+echo "== all tests passed"

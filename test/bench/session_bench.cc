@@ -1,0 +1,164 @@
+// Session benchmark (issue 2): 5,000 nodes and 5,000 gangs of 10 pods (mixed CPU and GPU
+// requests, 4 queues) placed by one session of the default configuration.
+//
+// Reports pods placed per second, and, as a baseline measured in the same run on the same
+// machine, a bare first-fit loop over the same nodes and pods with no framework at all: the
+// ratio says what the framework's ordering, plugins and transactions cost.
+//
+//   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "api/strings.h"
+#include "cache/cluster_cache.h"
+#include "scheduler/builtins.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/cycle.h"
+
+namespace lahar {
+namespace {
+
+// A fixed linear congruential generator: the same cluster on every run and machine.
+class Lcg {
+ public:
+  uint32_t Next() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(state_ >> 33);
+  }
+  int Uniform(int lo, int hi) { return lo + static_cast<int>(Next() % static_cast<uint32_t>(hi - lo + 1)); }
+
+ private:
+  uint64_t state_ = 42;
+};
+
+Resources Make(int64_t cpu_milli, int64_t memory_gi, int64_t gpus) {
+  Resources r;
+  r.Set(kCpu, cpu_milli);
+  r.Set(kMemory, memory_gi << 30);
+  if (gpus > 0) r.Set(kNvidiaGpu, gpus);
+  return r;
+}
+
+void BuildCluster(ClusterCache& cache, int nodes, int gangs) {
+  Lcg rng;
+  for (int i = 0; i < nodes; ++i) {
+    Node node;
+    bool gpu = i % 2 == 0;
+    node.meta.name = StrFormat("node-%05d", i);
+    node.meta.labels[kHostnameLabel] = node.meta.name;
+    node.allocatable = gpu ? Make(64000, 512, 8) : Make(64000, 256, 0);
+    node.allocatable.Set(kPods, 110);
+    node.capacity = node.allocatable;
+    cache.UpsertNode(std::move(node));
+  }
+  for (int q = 0; q < 4; ++q) {
+    Queue queue;
+    queue.meta.name = StrCat("queue-", q);
+    queue.weight = 1;
+    cache.UpsertQueue(std::move(queue));
+  }
+  for (int g = 0; g < gangs; ++g) {
+    bool gpu = g % 10 < 3;  // 30% GPU gangs
+    Resources request = gpu ? Make(4000, 32, 1) : Make(1000 * rng.Uniform(2, 4), rng.Uniform(4, 16), 0);
+    PodGroup pg;
+    pg.meta.name = StrFormat("gang-%05d", g);
+    pg.meta.namespace_ = "bench";
+    pg.meta.uid = pg.meta.name;
+    pg.min_member = 10;
+    pg.queue = StrCat("queue-", g % 4);
+    pg.phase = PodGroupPhase::kInqueue;
+    for (int p = 0; p < 10; ++p) pg.min_resources += request;
+    for (int p = 0; p < 10; ++p) {
+      Pod pod;
+      pod.meta.name = StrFormat("gang-%05d-worker-%d", g, p);
+      pod.meta.namespace_ = "bench";
+      pod.meta.uid = pod.meta.name;
+      pod.meta.annotations[kGroupNameAnnotation] = pg.meta.name;
+      pod.scheduler_name = "lahar";
+      pod.requests = request;
+      pod.limits = request;
+      cache.UpsertPod(std::move(pod));
+    }
+    cache.UpsertPodGroup(std::move(pg));
+  }
+}
+
+// The baseline: first fit over a flat array, no ordering, no plugins, no transactions.
+int64_t FirstFit(const ClusterSnapshot& snapshot) {
+  std::vector<Resources> free;
+  for (const NodeInfo& n : snapshot.nodes) free.push_back(n.allocatable - n.used);
+  int64_t placed = 0;
+  size_t cursor = 0;
+  for (const TaskInfo& task : snapshot.tasks) {
+    for (size_t k = 0; k < free.size(); ++k) {
+      size_t i = (cursor + k) % free.size();
+      if (task.request.FitsIn(free[i])) {
+        free[i] -= task.request;
+        cursor = i;
+        ++placed;
+        break;
+      }
+    }
+  }
+  return placed;
+}
+
+double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int Main(int argc, char** argv) {
+  int nodes = 5000, gangs = 5000, repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--gangs")) gangs = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  }
+  ClusterCache cache;
+  BuildCluster(cache, nodes, gangs);
+  auto config = ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry());
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
+    return 1;
+  }
+  double best_session = 1e9, best_snapshot = 1e9, best_baseline = 1e9;
+  size_t placed = 0;
+  int64_t baseline_placed = 0;
+  for (int r = 0; r < repeat; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    ClusterSnapshot snapshot = cache.Snapshot(0);
+    best_snapshot = std::min(best_snapshot, Since(t0));
+    ClusterSnapshot copy = snapshot;
+    auto t1 = std::chrono::steady_clock::now();
+    baseline_placed = FirstFit(copy);
+    best_baseline = std::min(best_baseline, Since(t1));
+    auto t2 = std::chrono::steady_clock::now();
+    auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry());
+    best_session = std::min(best_session, Since(t2));
+    if (!result.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+      return 1;
+    }
+    placed = result->binds.size();
+  }
+  int64_t pods = static_cast<int64_t>(gangs) * 10;
+  std::printf("cluster: %d nodes, %d gangs x 10 pods = %lld pods, 4 queues, default configuration\n", nodes,
+              gangs, static_cast<long long>(pods));
+  std::printf("session:   placed %zu pods in %.3f s = %.0f pods/s (best of %d)\n", placed, best_session,
+              static_cast<double>(placed) / best_session, repeat);
+  std::printf("snapshot:  built in %.3f s\n", best_snapshot);
+  std::printf("baseline:  bare first-fit placed %lld pods in %.3f s = %.0f pods/s\n",
+              static_cast<long long>(baseline_placed), best_baseline,
+              static_cast<double>(baseline_placed) / best_baseline);
+  std::printf("ratio:     session takes %.2fx the time of the bare first-fit loop per pod\n",
+              (best_session / static_cast<double>(placed)) / (best_baseline / static_cast<double>(baseline_placed)));
+  return placed == static_cast<size_t>(pods) ? 0 : 2;
+}
+
+}  // namespace
+}  // namespace lahar
+
+int main(int argc, char** argv) { return lahar::Main(argc, argv); }
