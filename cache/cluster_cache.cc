@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "api/duration.h"
 #include "api/strings.h"
@@ -10,6 +11,9 @@ namespace lahar {
 namespace {
 
 std::string Key(std::string_view ns, std::string_view name) { return StrCat(ns, "/", name); }
+
+// Job keys of lone pods carry a suffix so that a pod never joins a PodGroup of its own name.
+constexpr char kLonePodSuffix[] = "\x01";
 
 bool IsTerminal(PodPhase phase) { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
 
@@ -89,21 +93,51 @@ int32_t ClusterCache::ConstraintClass(const Pod& pod) {
   return it->second;
 }
 
+void ClusterCache::Unlink(const std::string& pod_key, const PodEntry& entry) {
+  if (!entry.pod) return;
+  if (entry.ours) {
+    auto job = job_pods_.find(entry.job_key);
+    if (job != job_pods_.end()) {
+      job->second.erase(pod_key);
+      if (job->second.empty()) job_pods_.erase(job);
+    }
+  } else {
+    foreign_pods_.erase(pod_key);
+  }
+}
+
 void ClusterCache::UpsertPod(Pod pod) {
   std::string key = Key(pod.meta.namespace_, pod.meta.name);
-  PodEntry& entry = pods_[key];
+  auto [it, inserted] = pods_.try_emplace(key);
+  PodEntry& entry = it->second;
+  Unlink(it->first, entry);
   // A confirmed binding or a new incarnation of the pod replaces what we assumed.
   bool same_incarnation = entry.pod && entry.pod->meta.uid == pod.meta.uid;
   if (!same_incarnation || !pod.node_name.empty()) entry.assumed_bound = false;
   if (!same_incarnation) entry.releasing = false;
   if (entry.assumed_bound && pod.node_name.empty() && entry.pod) pod.node_name = entry.pod->node_name;
   entry.constraint_class = ConstraintClass(pod);
+  entry.ours = options_.scheduler_names.count(pod.scheduler_name) > 0;
+  auto group = pod.meta.annotations.find(kGroupNameAnnotation);
+  entry.job_key = group != pod.meta.annotations.end() && !group->second.empty()
+                      ? Key(pod.meta.namespace_, group->second)
+                      : key + kLonePodSuffix;
+  entry.role = PodRole(pod);
+  entry.task_priority = PodTaskPriority(pod);
+  entry.index = PodIndex(pod);
   entry.pod = std::make_shared<const Pod>(std::move(pod));
+  if (entry.ours) {
+    job_pods_[entry.job_key][it->first] = &entry;
+  } else if (!entry.pod->node_name.empty()) {
+    foreign_pods_[it->first] = &entry;
+  }
 }
 
 void ClusterCache::DeletePod(std::string_view ns, std::string_view name) {
   auto it = pods_.find(Key(ns, name));
-  if (it != pods_.end()) pods_.erase(it);
+  if (it == pods_.end()) return;
+  Unlink(it->first, it->second);
+  pods_.erase(it);
 }
 
 void ClusterCache::UpsertPodGroup(PodGroup group) {
@@ -191,32 +225,31 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   ClusterSnapshot snap;
   snap.now = now;
 
-  // Queues, with the default queue always present.
-  std::map<std::string, QueueId, std::less<>> queue_ids;
-  auto add_queue = [&](const Queue& q) {
-    QueueInfo info;
-    info.id = static_cast<QueueId>(snap.queues.size());
-    info.name = q.meta.name;
-    info.weight = q.weight;
-    info.capability = q.capability;
-    info.guarantee = q.guarantee;
-    info.deserved = q.deserved;
-    info.open = q.open;
-    info.reclaimable = q.reclaimable;
-    queue_ids[info.name] = info.id;
-    snap.queues.push_back(std::move(info));
-  };
+  // Queues, with the default queue always present, by name.
   std::vector<const Queue*> queues;
   Queue default_queue;
   default_queue.meta.name = options_.default_queue;
   if (queues_.find(options_.default_queue) == queues_.end()) queues.push_back(&default_queue);
   for (const auto& [name, q] : queues_) queues.push_back(&q);
   std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
-  for (const Queue* q : queues) add_queue(*q);
+  std::map<std::string_view, QueueId, std::less<>> queue_ids;
+  for (const Queue* q : queues) {
+    QueueInfo info;
+    info.id = static_cast<QueueId>(snap.queues.size());
+    info.name = q->meta.name;
+    info.weight = q->weight;
+    info.capability = q->capability;
+    info.guarantee = q->guarantee;
+    info.deserved = q->deserved;
+    info.open = q->open;
+    info.reclaimable = q->reclaimable;
+    snap.queues.push_back(std::move(info));
+  }
+  for (const QueueInfo& q : snap.queues) queue_ids[q.name] = q.id;
 
-  for (const auto& [name, pc] : priority_classes_) snap.priority_classes[name] = pc.value;
   int32_t default_priority = 0;
   for (const auto& [name, pc] : priority_classes_) {
+    snap.priority_classes[name] = pc.value;
     if (pc.global_default) default_priority = pc.value;
   }
   auto priority_of = [&](const std::string& class_name, int32_t fallback) {
@@ -225,7 +258,9 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   };
 
   // Nodes in name order (the map's order).
-  std::map<std::string_view, NodeId, std::less<>> node_ids;
+  absl::flat_hash_map<absl::string_view, NodeId> node_ids;
+  node_ids.reserve(nodes_.size());
+  snap.nodes.reserve(nodes_.size());
   for (const auto& [name, node] : nodes_) {
     NodeInfo info;
     info.id = static_cast<NodeId>(snap.nodes.size());
@@ -235,50 +270,57 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
     info.schedulable = !node->unschedulable && node->ready;
     if (info.schedulable) snap.total_allocatable += info.allocatable;
-    node_ids[node->meta.name] = info.id;
+    node_ids[ToAbsl(node->meta.name)] = info.id;
     snap.nodes.push_back(std::move(info));
   }
-
-  // Jobs: PodGroups, then lone pods of ours as jobs of one; all in namespace/name order.
-  struct JobSource {
-    const PodGroupEntry* group = nullptr;
-    const PodEntry* lone_pod = nullptr;
-    std::vector<const PodEntry*> pods;
+  auto find_node = [&](const std::string& name) -> NodeId {
+    auto it = node_ids.find(ToAbsl(name));
+    return it == node_ids.end() ? kNoId : it->second;
   };
-  std::map<std::string, JobSource, std::less<>> sources;
-  for (const auto& [key, entry] : pod_groups_) sources[key].group = &entry;
-  for (const auto& [key, entry] : pods_) {
-    const Pod& pod = *entry.pod;
-    bool ours = options_.scheduler_names.count(pod.scheduler_name) > 0;
-    if (!IsTerminal(pod.phase) && !pod.node_name.empty()) {
-      auto node = node_ids.find(pod.node_name);
-      if (node != node_ids.end() && !ours) {
-        NodeInfo& info = snap.nodes[node->second];
-        info.used += pod.requests;
-        info.used_limits += pod.limits;
-        ++info.pod_count;
-        if (pod.meta.deleting) info.releasing += pod.requests;
-      }
-    }
-    if (!ours) continue;
-    auto group = pod.meta.annotations.find(kGroupNameAnnotation);
-    if (group != pod.meta.annotations.end() && !group->second.empty()) {
-      auto source = sources.find(Key(pod.meta.namespace_, group->second));
-      if (source != sources.end()) source->second.pods.push_back(&entry);
-      // A pod whose PodGroup has not arrived yet waits for it.
-    } else {
-      JobSource& lone = sources[key];
-      lone.lone_pod = &entry;
-      lone.pods.push_back(&entry);
-    }
+
+  // Pods of other schedulers count against their nodes only.
+  for (const auto& [key, entry] : foreign_pods_) {
+    const Pod& pod = *entry->pod;
+    if (IsTerminal(pod.phase) || pod.node_name.empty()) continue;
+    NodeId id = find_node(pod.node_name);
+    if (id == kNoId) continue;
+    NodeInfo& info = snap.nodes[id];
+    info.used += pod.requests;
+    info.used_limits += pod.limits;
+    ++info.pod_count;
+    if (pod.meta.deleting) info.releasing += pod.requests;
   }
 
-  for (auto& [key, source] : sources) {
-    if (source.group == nullptr && source.lone_pod == nullptr) continue;
+  // Jobs in namespace/name order: PodGroups (with or without pods) and lone pods of ours.
+  auto group_it = pod_groups_.begin();
+  auto pods_it = job_pods_.begin();
+  static const std::map<std::string_view, const PodEntry*> kNoPods;
+  while (group_it != pod_groups_.end() || pods_it != job_pods_.end()) {
+    const PodGroupEntry* group = nullptr;
+    const std::map<std::string_view, const PodEntry*>* members = &kNoPods;
+    if (pods_it == job_pods_.end() || (group_it != pod_groups_.end() && group_it->first < pods_it->first)) {
+      group = &group_it->second;
+      ++group_it;
+    } else if (group_it == pod_groups_.end() || pods_it->first < group_it->first) {
+      members = &pods_it->second;
+      ++pods_it;
+    } else {
+      group = &group_it->second;
+      members = &pods_it->second;
+      ++group_it;
+      ++pods_it;
+    }
+    const PodEntry* lone = nullptr;
+    if (group == nullptr) {
+      // Pods naming a PodGroup that has not arrived yet wait for it; a pod without a group
+      // annotation is a job of its own.
+      if (members->size() != 1 || members->begin()->second->job_key.back() != kLonePodSuffix[0]) continue;
+      lone = members->begin()->second;
+    }
     JobInfo job;
     job.id = static_cast<JobId>(snap.jobs.size());
-    if (source.group != nullptr) {
-      const PodGroup& pg = source.group->group;
+    if (group != nullptr) {
+      const PodGroup& pg = group->group;
       job.namespace_ = pg.meta.namespace_;
       job.name = pg.meta.name;
       job.uid = pg.meta.uid;
@@ -289,7 +331,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
       job.priority = priority_of(pg.priority_class_name, default_priority);
       job.phase = pg.phase;
       job.creation_timestamp = pg.meta.creation_timestamp;
-      job.creation_order = source.group->creation_order;
+      job.creation_order = group->creation_order;
       auto q = queue_ids.find(pg.queue);
       job.queue = q == queue_ids.end() ? kNoId : q->second;
       auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
@@ -298,7 +340,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
         if (parsed.ok()) job.cooldown_override = *parsed;
       }
     } else {
-      const Pod& pod = *source.lone_pod->pod;
+      const Pod& pod = *lone->pod;
       job.namespace_ = pod.meta.namespace_;
       job.name = pod.meta.name;
       job.uid = pod.meta.uid;
@@ -314,8 +356,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     }
     auto scaled = last_scale_.find(job.key());
     if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
-    // Jobs naming a queue that does not exist are not scheduled (their PodGroup says why).
-    for (const PodEntry* entry : source.pods) {
+    job.tasks.reserve(members->size());
+    for (const auto& [pod_key, entry] : *members) {
       const Pod& pod = *entry->pod;
       TaskInfo task;
       task.id = static_cast<TaskId>(snap.tasks.size());
@@ -323,19 +365,18 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
       task.pod = entry->pod;
       task.request = pod.requests;
       task.limit = pod.limits;
-      task.role = PodRole(pod);
-      task.task_priority = PodTaskPriority(pod);
-      task.index = PodIndex(pod);
+      task.role = entry->role;
+      task.task_priority = entry->task_priority;
+      task.index = entry->index;
       task.best_effort = pod.requests.IsZero();
       task.constraint_class = entry->constraint_class;
       task.status = StatusOf(pod, entry->releasing);
       if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
       if (HoldsNode(task.status)) {
-        auto node = node_ids.find(pod.node_name);
-        if (node == node_ids.end()) {
+        task.node = find_node(pod.node_name);
+        if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
         } else {
-          task.node = node->second;
           NodeInfo& info = snap.nodes[task.node];
           info.used += task.request;
           info.used_limits += task.limit;

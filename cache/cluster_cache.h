@@ -61,11 +61,18 @@ class ClusterCache {
   std::vector<const PriorityClass*> PriorityClasses() const;
 
  private:
+  // Everything a snapshot needs from a pod, derived once when the pod changes rather than on
+  // every session.
   struct PodEntry {
     std::shared_ptr<const Pod> pod;
     int32_t constraint_class = 0;
     bool assumed_bound = false;  // node set by AssumeBound, not confirmed
     bool releasing = false;      // evicted by us, not yet gone
+    bool ours = false;           // scheduled by one of our scheduler names
+    std::string job_key;         // ns/group, or the pod's own key when it has no group
+    std::string role;
+    int32_t task_priority = 0;
+    int64_t index = 0;
   };
   struct PodGroupEntry {
     PodGroup group;
@@ -74,6 +81,7 @@ class ClusterCache {
   };
 
   int32_t ConstraintClass(const Pod& pod);
+  void Unlink(const std::string& pod_key, const PodEntry& entry);
 
   CacheOptions options_;
   std::map<std::string, std::shared_ptr<const Node>, std::less<>> nodes_;
@@ -83,6 +91,10 @@ class ClusterCache {
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, int32_t, std::less<>> constraint_classes_;
   std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
+  // Our pods by job key, then by pod key (both sorted): a snapshot walks jobs without lookups.
+  std::map<std::string, std::map<std::string_view, const PodEntry*>, std::less<>> job_pods_;
+  // Pods of other schedulers that hold a node.
+  std::map<std::string_view, const PodEntry*> foreign_pods_;
   int64_t next_creation_order_ = 0;
 };
 

@@ -1,19 +1,377 @@
 #include "actions/allocate/allocate.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
 
 namespace lahar {
 namespace {
 
+constexpr std::string_view kNodeSearchKeys[] = {"minNodesToFind", "minPercentageOfNodesToFind",
+                                                "percentageOfNodesToFind"};
+
+// What decides where a task can go: its constraints and its requests. Two tasks of one shape
+// fit the same nodes. `request` points into the session's task table, which outlives the action.
+struct Shape {
+  int32_t constraint_class;
+  const Resources* request;
+};
+
+struct ShapeHash {
+  size_t operator()(const Shape& s) const {
+    // splitmix64 over the non-zero amounts, so trailing zeros do not change the hash (they do
+    // not change Resources::operator== either).
+    auto mix = [](uint64_t x) {
+      x += 0x9e3779b97f4a7c15ULL;
+      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+      return x ^ (x >> 31);
+    };
+    uint64_t h = mix(static_cast<uint64_t>(s.constraint_class));
+    for (size_t i = 0; i < s.request->size(); ++i) {
+      int64_t v = s.request->Get(static_cast<ResourceId>(i));
+      if (v != 0) h = mix(h ^ (static_cast<uint64_t>(i) << 56) ^ static_cast<uint64_t>(v));
+    }
+    return static_cast<size_t>(h);
+  }
+};
+
+struct ShapeEq {
+  bool operator()(const Shape& a, const Shape& b) const {
+    return a.constraint_class == b.constraint_class && *a.request == *b.request;
+  }
+};
+
+// One run of the action. Invariants:
+// - every job is visited at most once, when its queue comes up;
+// - between two jobs the session holds only committed work and held statements, and neither is
+//   undone before the run ends: measured between jobs, node usage only grows. Within a job it
+//   grows too, until the job's statement is discarded, which undoes only that job's placements.
+class Allocator {
+ public:
+  explicit Allocator(Session& session) : session_(session) {}
+
+  void Run() {
+    for (const NodeInfo& node : session_.nodes()) {
+      if (!node.releasing.IsZero()) {
+        any_releasing_ = true;
+        break;
+      }
+    }
+
+    // Jobs to visit, per queue: admitted, valid, with pending pods and short of their min.
+    std::vector<std::vector<JobId>> jobs_of(session_.queues().size());
+    for (JobInfo& job : session_.jobs()) {
+      if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0) continue;
+      // Fast path for the common case; jobs with role minimums are settled by TasksToReachMin.
+      if (job.min_task_member.empty() &&
+          job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available) {
+        continue;
+      }
+      if (std::optional<std::string> reason = session_.JobInvalidReason(job)) {
+        session_.SetJobCondition(job.id, "Invalid", std::move(*reason));
+        continue;
+      }
+      jobs_of[job.queue].push_back(job.id);
+    }
+
+    // std heaps keep the greatest element on top, so "after" comparators put the first on top.
+    auto job_after = [this](JobId a, JobId b) {
+      return session_.JobOrderLess(session_.job(b), session_.job(a));
+    };
+    auto queue_after = [this](QueueId a, QueueId b) {
+      return session_.QueueOrderLess(session_.queue(b), session_.queue(a));
+    };
+    std::vector<QueueId> queues;
+    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
+      if (jobs_of[q].empty()) continue;
+      std::make_heap(jobs_of[q].begin(), jobs_of[q].end(), job_after);
+      queues.push_back(q);
+    }
+    std::make_heap(queues.begin(), queues.end(), queue_after);
+
+    // Only the popped queue's share changes while it is out of the heap, and only the popped
+    // job's allocation changes while it is out of its queue's heap: both heaps stay valid.
+    while (!queues.empty()) {
+      std::pop_heap(queues.begin(), queues.end(), queue_after);
+      const QueueId q = queues.back();
+      queues.pop_back();
+      std::vector<JobId>& heap = jobs_of[q];
+      const QueueInfo& queue = session_.queue(q);
+      if (session_.Overused(queue)) {
+        LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << heap.size()
+                                 << " jobs wait";
+        for (JobId j : heap) {
+          session_.SetJobCondition(j, "Unschedulable",
+                                   StrCat("queue ", queue.name, " is overused (at or above its deserved share)"));
+        }
+        heap.clear();
+        continue;
+      }
+      std::pop_heap(heap.begin(), heap.end(), job_after);
+      const JobId j = heap.back();
+      heap.pop_back();
+      AllocateJob(session_.job(j));
+      if (!heap.empty()) {
+        queues.push_back(q);
+        std::push_heap(queues.begin(), queues.end(), queue_after);
+      }
+    }
+
+    // Held gangs bind in a later session, once the resources being released are free; what
+    // they held returns to the session for the actions that follow.
+    for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->Discard();
+    held_.clear();
+  }
+
+ private:
+  // Places the tasks that complete the job's min, then settles the statement:
+  // - the job is ready (gang plugin: min reached) -> commit: allocated tasks bind;
+  // - every needed task found a node and some of them only on resources being released
+  //   (pipelined), and the job counts as pipelined -> hold the statement until the end of the
+  //   action, so that jobs after it cannot take what it will need, then discard it: a gang never
+  //   binds part of itself, and in a later session, once the releasing pods are gone, it fits
+  //   on idle resources and binds whole. (Volcano keeps such a statement uncommitted for the
+  //   rest of the session in the same way.) Evicting for a gang is the preempt actions' work;
+  //   they pipeline the gang themselves;
+  // - otherwise -> discard, and record why on the job.
+  // After the first task that fits nowhere the remaining ones are still tried, so the message
+  // counts every pod of the min that found no node (tasks of a shape that already failed are not
+  // searched again).
+  void AllocateJob(JobInfo& job) {
+    const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
+    if (tasks.empty()) return;
+    const QueueInfo& queue = session_.queue(job.queue);
+    auto stmt = std::make_unique<Statement>(session_);
+    int placed = 0;
+    int pipelined = 0;
+    bool queue_refused = false;
+    std::string why;
+    for (TaskId id : tasks) {
+      const TaskInfo& task = session_.task(id);
+      bool pipeline = false;
+      if (!session_.Allocatable(queue, task)) {
+        // A queue's deserved share is at most the cluster, so a full cluster trips the queue
+        // check first. Name the queue only when some node could have taken the task.
+        queue_refused = why.empty() && FindNode(task, stmt->empty(), pipeline, &why) != kNoId;
+        break;
+      }
+      NodeId node = FindNode(task, stmt->empty(), pipeline, why.empty() ? &why : nullptr);
+      if (node == kNoId) continue;
+      if (pipeline) {
+        stmt->Pipeline(id, node);
+        ++pipelined;
+      } else {
+        stmt->Allocate(id, node);
+        ++placed;
+      }
+    }
+    const int unplaced = static_cast<int>(tasks.size()) - placed - pipelined;
+
+    if (session_.JobReady(job)) {
+      LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << placed << " pods bind, " << pipelined
+                               << " pipelined";
+      stmt->Commit();
+      KeepJobFailures();
+      return;
+    }
+    if (unplaced == 0 && pipelined > 0 && session_.JobPipelined(job)) {
+      LAHAR_LOG(2, "allocate") << "job " << job.key() << ": held, " << pipelined
+                               << " pods wait for resources being released";
+      session_.SetJobCondition(job.id, "Pipelined",
+                               StrCat(pipelined, "/", job.min_available,
+                                      " pods of gang wait for resources being released"));
+      held_.push_back(std::move(stmt));
+      KeepJobFailures();
+      return;
+    }
+    stmt->Discard();
+    job_unplaceable_.clear();
+    std::string message;
+    if (queue_refused) {
+      message = StrCat(unplaced, "/", job.min_available, " pods of gang unschedulable: queue ",
+                       queue.name, " would exceed its deserved share or capability");
+    } else if (unplaced > 0) {
+      message = StrCat(unplaced, "/", job.min_available, " pods of gang unschedulable: ", why);
+    } else {
+      message = StrCat("gang not ready with ", job.ReadyCount() + placed + pipelined, "/",
+                       job.min_available, " pods: too few pending pods");
+    }
+    LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << message;
+    session_.SetJobCondition(job.id, "Unschedulable", std::move(message));
+  }
+
+  // A node for `task` on idle resources, else on resources being released (`pipeline` = true),
+  // else kNoId, and then `why` (when given) gets the fit-error summary.
+  //
+  // A shape that fit no node keeps fitting none while usage only grows, because every predicate
+  // (resources, pod count, selector, affinity, taints, cordon) refuses a fuller node whenever it
+  // refused an emptier one. So a failure is remembered: for the rest of the action when the job
+  // had placed nothing yet (`job_placed_nothing`: the usage was that of committed and held work,
+  // see the class comment), else for the rest of this job only, and for the rest of the action
+  // if the job's placements then stay. A predicate that is not monotone in node usage
+  // (inter-pod affinity) would need this memo dropped.
+  NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, std::string* why) {
+    const Shape shape{task.constraint_class, &task.request};
+    for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
+      if (memo->empty()) continue;
+      auto it = memo->find(shape);
+      if (it != memo->end()) {
+        if (why != nullptr) *why = Explain(task, it->second);
+        return kNoId;
+      }
+    }
+    NodeId node = session_.FindBestNode(task, Placement::kIdle);
+    if (node != kNoId) {
+      pipeline = false;
+      return node;
+    }
+    // Without releasing pods the future idle resources are no larger than the idle ones.
+    if (any_releasing_) {
+      node = session_.FindBestNode(task, Placement::kFutureIdle);
+      if (node != kNoId) {
+        pipeline = true;
+        return node;
+      }
+    }
+    auto& memo = job_placed_nothing ? unplaceable_ : job_unplaceable_;
+    auto [it, inserted] = memo.try_emplace(shape);
+    if (why != nullptr) *why = Explain(task, it->second);
+    return kNoId;
+  }
+
+  // The job's placements stay for the rest of the action: so do the failures seen among them.
+  void KeepJobFailures() {
+    for (auto& [shape, summary] : job_unplaceable_) unplaceable_.try_emplace(shape, std::move(summary));
+    job_unplaceable_.clear();
+  }
+
+  // The fit-error summary of a shape, computed once (a full scan of the nodes). It describes the
+  // nodes as they were when first asked, which is when the shape first failed to fit.
+  const std::string& Explain(const TaskInfo& task, std::optional<std::string>& summary) {
+    if (!summary) {
+      FitErrors errors;
+      session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
+      summary = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+    }
+    return *summary;
+  }
+
+  Session& session_;
+  bool any_releasing_ = false;
+  // Shapes that fit no node (with their fit-error summary once computed): for the whole action,
+  // and for the job being placed.
+  using ShapeMemo = absl::flat_hash_map<Shape, std::optional<std::string>, ShapeHash, ShapeEq>;
+  ShapeMemo unplaceable_;
+  ShapeMemo job_unplaceable_;
+  std::vector<std::unique_ptr<Statement>> held_;
+};
+
 class AllocateAction : public Action {
  public:
   std::string_view Name() const override { return "allocate"; }
-  void Execute(Session& session) override {}
+  void Execute(Session& session) override { Allocator(session).Run(); }
 };
 
 }  // namespace
 
+absl::Status ValidateNodeSearchArguments(const Arguments& arguments) {
+  for (const auto& [key, value] : arguments.values()) {
+    if (std::find(std::begin(kNodeSearchKeys), std::end(kNodeSearchKeys), key) == std::end(kNodeSearchKeys)) {
+      std::string valid;
+      for (std::string_view k : kNodeSearchKeys) StrAppend(&valid, valid.empty() ? "" : ", ", k);
+      return absl::InvalidArgumentError(
+          StrCat(arguments.owner(), ": unknown argument \"", key, "\" (valid arguments: ", valid, ")"));
+    }
+  }
+  // The ranges of Session::Open, which applies the values.
+  RETURN_IF_ERROR(arguments.GetInt("minNodesToFind", 100, 1, 1 << 30).status());
+  RETURN_IF_ERROR(arguments.GetInt("minPercentageOfNodesToFind", 5, 1, 100).status());
+  RETURN_IF_ERROR(arguments.GetInt("percentageOfNodesToFind", 0, 0, 100).status());
+  return absl::OkStatus();
+}
+
+bool IsAdmitted(const JobInfo& job) {
+  return job.queue != kNoId &&
+         (job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning ||
+          job.phase == PodGroupPhase::kUnknown);
+}
+
+std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
+  auto counts = [](TaskStatus s) {
+    return IsPlaced(s) || s == TaskStatus::kPipelined || s == TaskStatus::kSucceeded;
+  };
+  int32_t total_deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
+
+  struct RoleNeed {
+    std::string_view role;
+    int32_t deficit;
+  };
+  absl::InlinedVector<RoleNeed, 4> roles;
+  auto find_role = [&roles](std::string_view role) -> RoleNeed* {
+    for (RoleNeed& r : roles) {
+      if (r.role == role) return &r;
+    }
+    return nullptr;
+  };
+  int32_t role_deficit = 0;
+  if (!job.min_task_member.empty()) {
+    for (const auto& [role, min] : job.min_task_member) roles.push_back({role, min});
+    for (TaskId id : job.tasks) {
+      const TaskInfo& task = session.task(id);
+      if (!counts(task.status)) continue;
+      if (RoleNeed* r = find_role(task.role)) --r->deficit;
+    }
+    for (RoleNeed& r : roles) {
+      r.deficit = std::max(r.deficit, 0);
+      role_deficit += r.deficit;
+    }
+  }
+  if (total_deficit <= 0 && role_deficit == 0) return {};
+
+  std::vector<TaskId> pending;
+  for (TaskId id : job.tasks) {
+    if (session.task(id).status == TaskStatus::kPending) pending.push_back(id);
+  }
+  auto less = [&session](TaskId a, TaskId b) { return session.TaskOrderLess(session.task(a), session.task(b)); };
+  if (roles.empty()) {
+    const size_t k = std::min(pending.size(), static_cast<size_t>(total_deficit));
+    std::partial_sort(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(k), pending.end(), less);
+    pending.resize(k);
+    return pending;
+  }
+  // A pod of a role still short of its minimum is always needed; any other pod only while the
+  // job needs more pods than the roles' shortfalls add up to.
+  std::sort(pending.begin(), pending.end(), less);
+  std::vector<TaskId> needed;
+  for (TaskId id : pending) {
+    if (total_deficit <= 0 && role_deficit == 0) break;
+    RoleNeed* r = find_role(session.task(id).role);
+    if (r != nullptr && r->deficit > 0) {
+      --r->deficit;
+      --role_deficit;
+      --total_deficit;
+      needed.push_back(id);
+    } else if (total_deficit > role_deficit) {
+      --total_deficit;
+      needed.push_back(id);
+    }
+  }
+  return needed;
+}
+
 absl::StatusOr<std::unique_ptr<Action>> NewAllocateAction(const Arguments& arguments) {
+  RETURN_IF_ERROR(ValidateNodeSearchArguments(arguments));
   return std::make_unique<AllocateAction>();
 }
 

@@ -1,17 +1,56 @@
-// TODO(owner): replace this stub with the allocate action.
+// The allocate action: places the *min* of every admitted job, all-or-nothing per job.
+//
+// Queues are visited in the session's queue order (proportion: lowest share first), one job at
+// a time, and a queue goes back into the order after each of its jobs, so shares stay current.
+// Inside a queue, jobs come in job order (priority, gang, drf, ...), and inside a job the tasks
+// that complete its min come in task order (task priority, then pod index: rank 0 first).
+// Elastic workers beyond the min are left to the elastic-scale action.
+//
+// Per job, in one statement: a task goes where the queue still allows it (Allocatable) onto the
+// best node with idle room, else onto room that releasing pods will free (pipelined). Then
+// - the job is ready -> commit (its allocated pods bind);
+// - all of its min found room, part of it only on releasing resources -> hold the statement to
+//   the end of the action (nothing after it takes that room), then roll it back: the gang binds
+//   whole in a later session, once the releasing pods are gone;
+// - otherwise -> roll back, and set the job's condition: "Unschedulable", e.g. "3/8 pods of gang
+//   unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra",
+//   or "... queue research would exceed its deserved share or capability" when only the queue
+//   stood in the way.
+// Jobs of a queue found Overused when its turn comes wait for a later session.
 #ifndef LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
 #define LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
 
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/cluster_info.h"
 #include "scheduler/framework/arguments.h"
 #include "scheduler/framework/interfaces.h"
 
 namespace lahar {
 
-// Validates `arguments` and creates the action.
+class Session;
+
+// Validates `arguments` and creates the action. Accepted arguments (read by Session::Open):
+// minNodesToFind, minPercentageOfNodesToFind, percentageOfNodesToFind.
 absl::StatusOr<std::unique_ptr<Action>> NewAllocateAction(const Arguments& arguments);
+
+// Checks the node-search arguments shared by allocate and backfill, with the ranges
+// Session::Open applies; any other key is an error that lists the valid ones.
+absl::Status ValidateNodeSearchArguments(const Arguments& arguments);
+
+// The pending tasks of `job` that, placed together, bring it to its min, in session task order:
+// enough pods for min_available and for every role's minTaskMember, skipping pods of roles whose
+// minimum is met while other roles still need theirs. Placed, pipelined and succeeded tasks
+// count as had. Empty when the job already has its min; shorter than needed when the job has
+// too few pending pods (the gang plugin declares such jobs invalid).
+std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
+
+// Whether allocate and backfill consider the job at all: it names an existing queue and has
+// been admitted (Inqueue, or Running / Unknown after that).
+bool IsAdmitted(const JobInfo& job);
 
 }  // namespace lahar
 

@@ -1,19 +1,122 @@
 #include "actions/backfill/backfill.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actions/allocate/allocate.h"
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
 
 namespace lahar {
 namespace {
 
+int32_t LiveTaskCount(const JobInfo& job) {
+  return static_cast<int32_t>(job.tasks.size()) - job.Count(TaskStatus::kSucceeded) -
+         job.Count(TaskStatus::kFailed);
+}
+
 class BackfillAction : public Action {
  public:
   std::string_view Name() const override { return "backfill"; }
-  void Execute(Session& session) override {}
+
+  void Execute(Session& session) override {
+    std::vector<JobId> jobs;
+    for (const JobInfo& job : session.jobs()) {
+      if (IsAdmitted(job) && job.Count(TaskStatus::kPending) > 0) jobs.push_back(job.id);
+    }
+    std::sort(jobs.begin(), jobs.end(),
+              [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); });
+
+    bool gang_waiting = false;  // a job earlier in job order still lacks its min
+    for (JobId j : jobs) {
+      JobInfo& job = session.job(j);
+      if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
+      std::vector<TaskId> min_tasks = TasksToReachMin(session, job);
+      if (!min_tasks.empty()) {
+        const bool best_effort = std::all_of(min_tasks.begin(), min_tasks.end(),
+                                             [&session](TaskId t) { return session.task(t).best_effort; });
+        const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;
+        if (!(best_effort || (single && !gang_waiting)) || !PlaceMin(session, job, min_tasks)) {
+          gang_waiting = true;
+          continue;
+        }
+      }
+      PlaceBestEffortExtras(session, job);
+    }
+  }
+
+ private:
+  // Places the tasks completing the job's min on idle resources; commits when the job is then
+  // ready, else rolls back and records why.
+  static bool PlaceMin(Session& session, JobInfo& job, const std::vector<TaskId>& tasks) {
+    const QueueInfo& queue = session.queue(job.queue);
+    Statement stmt(session);
+    std::string why;
+    for (TaskId id : tasks) {
+      const TaskInfo& task = session.task(id);
+      const bool allocatable = session.Allocatable(queue, task);
+      NodeId node = session.FindBestNode(task, Placement::kIdle);
+      if (node == kNoId) {  // the nodes are the more fundamental reason (as in allocate)
+        FitErrors errors;
+        session.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
+        why = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+        break;
+      }
+      if (!allocatable) {
+        why = StrCat("queue ", queue.name, " would exceed its deserved share or capability");
+        break;
+      }
+      stmt.Allocate(id, node);
+    }
+    if (why.empty() && session.JobReady(job)) {
+      LAHAR_LOG(2, "backfill") << "job " << job.key() << ": " << stmt.size() << " pods bind";
+      stmt.Commit();
+      return true;
+    }
+    const size_t placed = stmt.size();
+    stmt.Discard();
+    if (why.empty()) why = "gang not ready";
+    session.SetJobCondition(job.id, "Unschedulable",
+                            StrCat(tasks.size() - placed, "/", job.min_available,
+                                   " pods of gang unschedulable: ", why));
+    return false;
+  }
+
+  // Best-effort pods of a job that has its min: each one that finds a node binds.
+  static void PlaceBestEffortExtras(Session& session, JobInfo& job) {
+    std::vector<TaskId> tasks;
+    for (TaskId id : job.tasks) {
+      const TaskInfo& task = session.task(id);
+      if (task.status == TaskStatus::kPending && task.best_effort) tasks.push_back(id);
+    }
+    if (tasks.empty()) return;
+    std::sort(tasks.begin(), tasks.end(),
+              [&session](TaskId a, TaskId b) { return session.TaskOrderLess(session.task(a), session.task(b)); });
+    const QueueInfo& queue = session.queue(job.queue);
+    Statement stmt(session);
+    for (TaskId id : tasks) {
+      const TaskInfo& task = session.task(id);
+      if (!session.Allocatable(queue, task)) break;
+      NodeId node = session.FindBestNode(task, Placement::kIdle);
+      if (node != kNoId) stmt.Allocate(id, node);
+    }
+    if (stmt.empty()) return;
+    if (session.JobReady(job)) {
+      LAHAR_LOG(2, "backfill") << "job " << job.key() << ": " << stmt.size() << " best-effort pods bind";
+      stmt.Commit();
+    }
+  }
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Action>> NewBackfillAction(const Arguments& arguments) {
+  RETURN_IF_ERROR(ValidateNodeSearchArguments(arguments));
   return std::make_unique<BackfillAction>();
 }
 

@@ -1,14 +1,123 @@
 #include "actions/elastic_scale/elastic_scale.h"
 
+#include <memory>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "actions/preempt_elastic_workers/preempt_elastic_workers.h"
+#include "api/log.h"
+#include "plugins/elastic/elastic_workers.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
 
 namespace lahar {
 namespace {
 
+// Capacity that only idle resources can give to promises already made (pipelined tasks and the
+// starving jobs' dry-run plans), per node, and the jobs those plans take workers from.
+struct KeptCapacity {
+  std::vector<std::pair<NodeId, Resources>> per_node;
+  std::vector<bool> gives_up_workers;  // per job
+};
+
+KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<bool>& scalable) {
+  KeptCapacity kept;
+  kept.gives_up_workers.assign(session.jobs().size(), false);
+  std::vector<std::unique_ptr<Statement>> plans;
+  for (JobId id : StarvingJobs(session)) {
+    auto statement = std::make_unique<Statement>(session);
+    StarvingJobPlan plan =
+        PlanStarvingJob(session, *statement, id, scalable, VictimScope::kIncludingCooldown, "");
+    if (!plan.fits) {
+      statement->Discard();  // frees its victims for the next starving job's plan
+      continue;
+    }
+    for (TaskId victim : plan.victims) kept.gives_up_workers[session.task(victim).job] = true;
+    LAHAR_LOG(2, "elastic-scale") << "keeping capacity for starving " << session.job(id).key() << " ("
+                                  << plan.placements.size() << " tasks, " << plan.victims.size()
+                                  << " elastic workers to take back)";
+    plans.push_back(std::move(statement));
+  }
+  for (const NodeInfo& node : session.nodes()) {
+    Resources from_idle = node.pipelined - node.releasing;
+    from_idle.ClampNegativeToZero();
+    if (!from_idle.IsZero()) kept.per_node.emplace_back(node.id, std::move(from_idle));
+  }
+  for (auto it = plans.rbegin(); it != plans.rend(); ++it) (*it)->Discard();
+  return kept;
+}
+
+// Holds capacity as used on its nodes for as long as it lives, so that every fit check and
+// node score of the session sees it as taken.
+class HeldCapacity {
+ public:
+  HeldCapacity(Session& session, std::vector<std::pair<NodeId, Resources>> held)
+      : session_(session), held_(std::move(held)) {
+    for (const auto& [node, amount] : held_) session_.HoldResources(node, amount);
+  }
+  ~HeldCapacity() {
+    for (const auto& [node, amount] : held_) session_.ReleaseHeldResources(node, amount);
+  }
+  HeldCapacity(const HeldCapacity&) = delete;
+  HeldCapacity& operator=(const HeldCapacity&) = delete;
+
+ private:
+  Session& session_;
+  std::vector<std::pair<NodeId, Resources>> held_;
+};
+
 class ElasticScaleAction : public Action {
  public:
   std::string_view Name() const override { return "elastic-scale"; }
-  void Execute(Session& session) override {}
+
+  void Execute(Session& session) override {
+    const std::vector<bool> scalable = ScalableJobs(session);
+    KeptCapacity kept = KeepCapacityForStarvingJobs(session, scalable);
+    HeldCapacity held(session, std::move(kept.per_node));
+
+    // Each candidate's pending tasks in task order, and the next one to place.
+    std::vector<std::vector<TaskId>> pending(session.jobs().size());
+    std::vector<size_t> next(session.jobs().size(), 0);
+    auto least_fulfilled_on_top = [&session](JobId a, JobId b) {
+      return session.ElasticOrderLess(session.job(b), session.job(a));
+    };
+    std::priority_queue<JobId, std::vector<JobId>, decltype(least_fulfilled_on_top)> jobs(
+        least_fulfilled_on_top);
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (!ElasticEligible(session, job) || !session.queue(job.queue).open) continue;
+      if (job.Count(TaskStatus::kPending) == 0 || !scalable[job.id] || kept.gives_up_workers[job.id]) continue;
+      if (!MinPlaced(session, job)) continue;
+      pending[job.id] =
+          TasksInOrder(session, job, [](const TaskInfo& t) { return t.status == TaskStatus::kPending; });
+      jobs.push(job.id);
+    }
+
+    while (!jobs.empty()) {
+      const JobId id = jobs.top();
+      jobs.pop();
+      const JobInfo& job = session.job(id);
+      const TaskInfo& task = session.task(pending[id][next[id]]);
+      if (!session.Allocatable(session.queue(job.queue), task)) {
+        LAHAR_LOG(2, "elastic-scale") << job.key() << ": queue " << session.queue(job.queue).name
+                                      << " cannot take " << task.key();
+        continue;
+      }
+      const NodeId node = session.FindBestNode(task, Placement::kIdle, /*elastic=*/true);
+      if (node == kNoId) {
+        LAHAR_LOG(2, "elastic-scale") << job.key() << ": no node fits elastic worker " << task.key();
+        continue;
+      }
+      Statement statement(session);
+      statement.Allocate(task.id, node);
+      statement.Commit();
+      if (!session.WasScaled(id)) session.MarkScaled(id);
+      LAHAR_LOG(2, "elastic-scale") << job.key() << ": elastic worker " << task.key() << " on "
+                                    << session.node(node).name() << ", fulfillment now "
+                                    << FulfillmentOf(job).value();
+      if (++next[id] < pending[id].size()) jobs.push(id);
+    }
+  }
 };
 
 }  // namespace

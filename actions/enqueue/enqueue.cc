@@ -1,19 +1,145 @@
 #include "actions/enqueue/enqueue.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "actions/allocate/allocate.h"
+#include "api/log.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+// What the cluster can still promise to jobs admitted in this session.
+class ClusterHeadroom {
+ public:
+  explicit ClusterHeadroom(const Session& session) {
+    for (const NodeInfo& node : session.cluster().nodes) {
+      if (!node.schedulable) continue;
+      // Idle, plus what releasing pods will free, minus what is promised to pipelined tasks.
+      // A node overcommitted by other schedulers' pods frees nothing (and takes nothing away).
+      Resources free = node.FutureIdle();
+      free.ClampNegativeToZero();
+      available_ += free;
+    }
+    // Extension point for elastic awareness (spec section 3: elastic workers count as
+    // reclaimable for admission). Their requests join the headroom here, like the releasing
+    // resources above: ElasticWorkerRequests(session) in plugins/elastic/elastic_workers.h sums
+    // them. Until then this check refuses what the elastic plugin's enqueueable vote would
+    // permit on reclaimable capacity alone.
+  }
+
+  // The first resource of which `need` asks more than is left, or -1 when it fits.
+  int Shortage(const Resources& need) const { return need.FirstShortage(available_); }
+  void Reserve(const Resources& need) { available_ -= need; }
+  const Resources& available() const { return available_; }
+
+ private:
+  Resources available_;
+};
+
+// What admitting the job asks of the cluster: its minResources minus what it already holds.
+// A PodGroup without minResources asks for the requests of the pods that would complete its min.
+Resources AdmissionRequest(const Session& session, const JobInfo& job) {
+  Resources need;
+  if (job.min_resources.IsZero()) {
+    for (TaskId id : TasksToReachMin(session, job)) need += session.task(id).request;
+    return need;
+  }
+  need = job.min_resources;
+  need -= job.allocated;
+  need.ClampNegativeToZero();
+  return need;
+}
+
 class EnqueueAction : public Action {
  public:
   std::string_view Name() const override { return "enqueue"; }
-  void Execute(Session& session) override {}
+
+  void Execute(Session& session) override {
+    std::vector<std::vector<JobId>> jobs_of(session.queues().size());
+    for (const JobInfo& job : session.jobs()) {
+      if (!job.has_pod_group || job.phase != PodGroupPhase::kPending) continue;
+      if (job.queue == kNoId) {
+        session.SetJobCondition(job.id, "QueueNotFound", "not admitted: the job's queue does not exist");
+        continue;
+      }
+      jobs_of[job.queue].push_back(job.id);
+    }
+
+    auto job_after = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(b), session.job(a)); };
+    auto queue_after = [&session](QueueId a, QueueId b) {
+      return session.QueueOrderLess(session.queue(b), session.queue(a));
+    };
+    std::vector<QueueId> queues;
+    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
+      if (jobs_of[q].empty()) continue;
+      std::make_heap(jobs_of[q].begin(), jobs_of[q].end(), job_after);
+      queues.push_back(q);
+    }
+    std::make_heap(queues.begin(), queues.end(), queue_after);
+
+    ClusterHeadroom headroom(session);
+    // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
+    while (!queues.empty()) {
+      std::pop_heap(queues.begin(), queues.end(), queue_after);
+      const QueueId q = queues.back();
+      queues.pop_back();
+      std::vector<JobId>& heap = jobs_of[q];
+      std::pop_heap(heap.begin(), heap.end(), job_after);
+      const JobId j = heap.back();
+      heap.pop_back();
+      Consider(session, session.job(j), headroom);
+      if (!heap.empty()) {
+        queues.push_back(q);
+        std::push_heap(queues.begin(), queues.end(), queue_after);
+      }
+    }
+  }
+
+ private:
+  static void Consider(Session& session, const JobInfo& job, ClusterHeadroom& headroom) {
+    const QueueInfo& queue = session.queue(job.queue);
+    if (!queue.open) {
+      session.SetJobCondition(job.id, "QueueClosed", StrCat("not admitted: queue ", queue.name, " is closed"));
+      return;
+    }
+    if (std::optional<std::string> reason = session.JobInvalidReason(job)) {
+      session.SetJobCondition(job.id, "Invalid", std::move(*reason));
+      return;
+    }
+    // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
+    const Resources need = AdmissionRequest(session, job);
+    if (int shortage = headroom.Shortage(need); shortage >= 0) {
+      session.SetJobCondition(job.id, "NotEnoughResources",
+                              StrCat("not admitted: the cluster has too little ",
+                                     ResourceName(static_cast<ResourceId>(shortage)), " free for minResources ",
+                                     need.DebugString(), " (free: ", headroom.available().DebugString(), ")"));
+      return;
+    }
+    if (!session.JobEnqueueable(job)) {
+      session.SetJobCondition(job.id, "NotEnoughResources",
+                              StrCat("not admitted: queue ", queue.name, " cannot take minResources ",
+                                     need.DebugString()));
+      return;
+    }
+    headroom.Reserve(need);
+    LAHAR_LOG(2, "enqueue") << "job " << job.key() << " admitted to queue " << queue.name;
+    session.SetJobPhase(job.id, PodGroupPhase::kInqueue);
+  }
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Action>> NewEnqueueAction(const Arguments& arguments) {
+  if (!arguments.values().empty()) {
+    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument \"",
+                                             arguments.values().begin()->first,
+                                             "\" (enqueue takes no arguments)"));
+  }
   return std::make_unique<EnqueueAction>();
 }
 

@@ -1,20 +1,110 @@
 #include "plugins/binpack/binpack.h"
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+constexpr double kMaxNodeScore = 100;
+constexpr int64_t kMaxWeight = 1'000'000;
+constexpr std::string_view kWeight = "binpack.weight";
+constexpr std::string_view kCpuWeight = "binpack.cpu";
+constexpr std::string_view kMemoryWeight = "binpack.memory";
+constexpr std::string_view kResources = "binpack.resources";
+constexpr std::string_view kResourcePrefix = "binpack.resources.";
+
 class BinpackPlugin : public Plugin {
  public:
+  explicit BinpackPlugin(BinpackWeights weights) : weights_(std::move(weights)) {}
   std::string_view Name() const override { return "binpack"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    if (weights_.weight == 0) return;
+    session.AddNodeOrderFn(
+        [this](const TaskInfo& task, const NodeInfo& node) { return BinpackScore(task, node, weights_); });
+  }
+
+ private:
+  BinpackWeights weights_;
 };
+
+// Sets the weight of `id`, replacing an earlier one.
+void SetWeight(BinpackWeights& weights, ResourceId id, int64_t weight) {
+  for (auto& [existing, w] : weights.resources) {
+    if (existing == id) {
+      w = weight;
+      return;
+    }
+  }
+  weights.resources.emplace_back(id, weight);
+}
 
 }  // namespace
 
+absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments) {
+  BinpackWeights weights;
+  ASSIGN_OR_RETURN(weights.weight, arguments.GetInt(kWeight, 1, 0, kMaxWeight));
+  ASSIGN_OR_RETURN(int64_t cpu, arguments.GetInt(kCpuWeight, 1, 0, kMaxWeight));
+  ASSIGN_OR_RETURN(int64_t memory, arguments.GetInt(kMemoryWeight, 1, 0, kMaxWeight));
+  SetWeight(weights, kCpu, cpu);
+  SetWeight(weights, kMemory, memory);
+
+  ASSIGN_OR_RETURN(std::string list, arguments.GetString(kResources, ""));
+  std::vector<std::string> listed;
+  for (absl::string_view item : absl::StrSplit(list, ',')) {
+    const std::string name(absl::StripAsciiWhitespace(item));
+    if (name.empty()) continue;
+    const std::string key = StrCat(kResourcePrefix, name);
+    ASSIGN_OR_RETURN(int64_t weight, arguments.GetInt(key, 1, 0, kMaxWeight));
+    SetWeight(weights, InternResource(name), weight);
+    listed.push_back(key);
+  }
+
+  for (const auto& [key, value] : arguments.values()) {
+    const std::string_view k = key;
+    if (k == kWeight || k == kCpuWeight || k == kMemoryWeight || k == kResources) continue;
+    if (k.substr(0, kResourcePrefix.size()) == kResourcePrefix) {
+      if (std::find(listed.begin(), listed.end(), key) != listed.end()) continue;
+      return absl::InvalidArgumentError(StrCat(arguments.owner(), ": argument ", key, ": resource ",
+                                               k.substr(kResourcePrefix.size()), " is not listed in ",
+                                               kResources));
+    }
+    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument ", key, " (valid: ", kWeight,
+                                             ", ", kCpuWeight, ", ", kMemoryWeight, ", ", kResources, ", ",
+                                             kResourcePrefix, "<name>)"));
+  }
+  return weights;
+}
+
+double BinpackScore(const TaskInfo& task, const NodeInfo& node, const BinpackWeights& weights) {
+  double score = 0;
+  int64_t weight_sum = 0;
+  for (const auto& [id, weight] : weights.resources) {
+    const int64_t request = task.request.Get(id);
+    if (request <= 0) continue;
+    weight_sum += weight;
+    const int64_t allocatable = node.allocatable.Get(id);
+    if (allocatable <= 0 || weight == 0) continue;
+    const int64_t used = node.used.Get(id) + request;
+    if (used > allocatable) return 0;
+    score += static_cast<double>(weight) * static_cast<double>(used) / static_cast<double>(allocatable);
+  }
+  if (weight_sum > 0) score /= static_cast<double>(weight_sum);
+  return score * kMaxNodeScore * static_cast<double>(weights.weight);
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& arguments) {
-  return std::make_unique<BinpackPlugin>();
+  ASSIGN_OR_RETURN(BinpackWeights weights, ParseBinpackWeights(arguments));
+  return std::make_unique<BinpackPlugin>(std::move(weights));
 }
 
 }  // namespace lahar

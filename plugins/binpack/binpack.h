@@ -1,17 +1,39 @@
-// TODO(owner): replace this stub with the binpack plugin.
+// The binpack plugin: Volcano's binpack score, which prefers nodes that the pod fills most.
+//
+// Over the resources the task requests that have a binpack weight (cpu, memory and those listed
+// in binpack.resources):
+//   score = binpack.weight × 100 × Σ weight_r × (used_r + request_r) / allocatable_r / Σ weight_r
+// A resource the node has none of adds its weight but no score; a node where the pod would
+// exceed some allocatable (possible when placing onto resources being released) scores 0.
+//
+// Arguments: binpack.weight (default 1), binpack.cpu (1), binpack.memory (1), integers >= 0;
+// binpack.resources, a comma-separated list of resource names; binpack.resources.<name>, the
+// weight of a listed resource (default 1). Any other key is an error.
 #ifndef LAHAR_PLUGINS_BINPACK_BINPACK_H_
 #define LAHAR_PLUGINS_BINPACK_BINPACK_H_
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/cluster_info.h"
 #include "scheduler/framework/arguments.h"
 #include "scheduler/framework/interfaces.h"
 
 namespace lahar {
 
-// Validates `arguments` and creates the plugin.
 absl::StatusOr<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& arguments);
+
+struct BinpackWeights {
+  int64_t weight = 1;                                     // binpack.weight
+  std::vector<std::pair<ResourceId, int64_t>> resources;  // weight per resource (cpu, memory, ...)
+};
+
+// Parses and validates the plugin's arguments.
+absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments);
+
+double BinpackScore(const TaskInfo& task, const NodeInfo& node, const BinpackWeights& weights);
 
 }  // namespace lahar
 

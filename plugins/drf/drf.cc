@@ -1,17 +1,99 @@
 #include "plugins/drf/drf.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+// Shares closer than this are equal (Volcano's shareDelta): float noise must not decide.
+constexpr double kShareDelta = 1e-6;
+
 class DrfPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "drf"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    total_ = session.cluster().total_allocatable;
+    const auto& jobs = session.cluster().jobs;
+    allocated_.resize(jobs.size());
+    share_.resize(jobs.size());
+    for (const JobInfo& job : jobs) {
+      allocated_[job.id] = job.allocated;
+      share_[job.id] = DominantShare(job.allocated, total_);
+    }
+
+    session.AddJobOrderFn([this](const JobInfo& l, const JobInfo& r) {
+      const double ls = share_[l.id];
+      const double rs = share_[r.id];
+      if (ls == rs) return 0;
+      return ls < rs ? -1 : 1;
+    });
+
+    const Session* s = &session;
+    session.AddPreemptableFn([this, s](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {
+      const double preemptor_share = DominantShare(allocated_[preemptor.job] + preemptor.request, total_);
+      std::map<JobId, Resources> remaining;  // what each victim job keeps after the victims so far
+      std::vector<TaskId> victims;
+      for (TaskId id : candidates) {
+        const TaskInfo& candidate = s->task(id);
+        auto it = remaining.find(candidate.job);
+        if (it == remaining.end()) it = remaining.emplace(candidate.job, allocated_[candidate.job]).first;
+        Resources after = it->second - candidate.request;
+        const double victim_share = DominantShare(after, total_);
+        if (preemptor_share < victim_share || std::abs(preemptor_share - victim_share) <= kShareDelta) {
+          it->second = std::move(after);
+          victims.push_back(id);
+        }
+      }
+      return victims;
+    });
+
+    session.AddEventHandler({
+        [this](const TaskInfo& task) { Update(task.job, task.request, +1); },
+        [this](const TaskInfo& task) { Update(task.job, task.request, -1); },
+    });
+  }
+
+ private:
+  void Update(JobId job, const Resources& request, int sign) {
+    if (sign > 0) {
+      allocated_[job] += request;
+    } else {
+      allocated_[job] -= request;
+    }
+    share_[job] = DominantShare(allocated_[job], total_);
+  }
+
+  Resources total_;
+  std::vector<Resources> allocated_;  // per job: placed and pipelined requests
+  std::vector<double> share_;         // per job
 };
 
 }  // namespace
+
+double DominantShare(const Resources& allocated, const Resources& total) {
+  double share = 0;
+  const size_t n = std::max(allocated.size(), total.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<ResourceId>(i);
+    if (id == kPods) continue;
+    const int64_t a = allocated.Get(id);
+    const int64_t t = total.Get(id);
+    double s;
+    if (t <= 0) {
+      s = a > 0 ? 1.0 : 0.0;
+    } else {
+      s = static_cast<double>(a) / static_cast<double>(t);
+    }
+    share = std::max(share, s);
+  }
+  return share;
+}
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewDrfPlugin(const Arguments& arguments) {
   return std::make_unique<DrfPlugin>();

@@ -1,20 +1,196 @@
 #include "plugins/elastic/elastic.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "plugins/elastic/elastic_workers.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+constexpr std::string_view kCooldownKey = "elastic.cooldown";
+constexpr std::string_view kCpuByLimitsKey = "elastic.cpuByLimits";
+constexpr TaskId kNotComputed = -2;
+
 class ElasticPlugin : public Plugin {
  public:
+  explicit ElasticPlugin(ElasticPluginOptions options) : options_(options) {}
+
   std::string_view Name() const override { return "elastic"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    session_ = &session;
+    for (const QueueInfo& queue : session.cluster().queues) total_guarantee_ += queue.guarantee;
+    per_pod_task_.assign(session.jobs().size(), kNotComputed);
+    elastic_request_.assign(session.jobs().size(), std::nullopt);
+    // Any task starting or stopping to take resources may change its job's next pending task
+    // and elastic workers, and the cluster's idle resources.
+    auto invalidate = [this](const TaskInfo& task) {
+      per_pod_task_[task.job] = kNotComputed;
+      elastic_request_[task.job].reset();
+      idle_.reset();
+    };
+    session.AddEventHandler({invalidate, invalidate});
+
+    session.AddElasticOrderFn([this](const JobInfo& l, const JobInfo& r) { return CompareElastic(l, r); });
+    session.AddScalableFn([this](const JobInfo& job) { return OutsideCooldown(job); });
+    if (options_.cpu_by_limits) {
+      session.AddElasticPredicateFn(
+          [this](const TaskInfo& task, const NodeInfo& node) { return FitsWithinLimits(task, node); });
+    }
+    session.AddJobEnqueueableFn([this](const JobInfo& job) { return EnqueueVote(job); });
+  }
+
+ private:
+  int CompareElastic(const JobInfo& l, const JobInfo& r) {
+    int c = CompareFulfillment(FulfillmentOf(l), FulfillmentOf(r));
+    if (c != 0) return c;
+    const Resources& pl = PerPodRequest(l);
+    const Resources& pr = PerPodRequest(r);
+    for (ResourceId id : {kNvidiaGpu, kCpu, kMemory}) {
+      if (pl.Get(id) != pr.Get(id)) return pl.Get(id) > pr.Get(id) ? -1 : 1;  // more first
+    }
+    return 0;
+  }
+
+  // The request of the job's next pending task in task order, else of its last task.
+  const Resources& PerPodRequest(const JobInfo& job) {
+    static const Resources* const kNone = new Resources();
+    TaskId& cached = per_pod_task_[job.id];
+    if (cached == kNotComputed) {
+      const Session& s = *session_;
+      TaskId next_pending = kNoId;
+      TaskId last = kNoId;
+      for (TaskId t : job.tasks) {
+        const TaskInfo& task = s.task(t);
+        if (task.status == TaskStatus::kPending &&
+            (next_pending == kNoId || s.TaskOrderLess(task, s.task(next_pending)))) {
+          next_pending = t;
+        }
+        if (last == kNoId || s.TaskOrderLess(s.task(last), task)) last = t;
+      }
+      cached = next_pending != kNoId ? next_pending : last;
+    }
+    return cached == kNoId ? *kNone : session_->task(cached).request;
+  }
+
+  bool OutsideCooldown(const JobInfo& job) const {
+    if (job.last_scale_time == kNeverMillis) return true;
+    const Millis cooldown = job.cooldown_override >= 0 ? job.cooldown_override : options_.cooldown;
+    return session_->now() - job.last_scale_time >= cooldown;
+  }
+
+  bool IsExtended(ResourceId id) {
+    if (id >= extended_.size()) extended_.resize(ResourceCount(), -1);
+    if (id >= extended_.size()) return false;
+    if (extended_[id] < 0) extended_[id] = ResourceName(id).find('/') != std::string::npos ? 1 : 0;
+    return extended_[id] == 1;
+  }
+
+  FitResult FitsWithinLimits(const TaskInfo& task, const NodeInfo& node) {
+    for (size_t i = 0; i < task.request.size(); ++i) {
+      const auto id = static_cast<ResourceId>(i);
+      if (task.request.Get(id) > 0 && IsExtended(id)) return {};
+    }
+    static constexpr std::string_view kNames[] = {"cpu", "memory"};
+    const ResourceId ids[] = {kCpu, kMemory};
+    for (int i = 0; i < 2; ++i) {
+      const int64_t limit = task.limit.Get(ids[i]);
+      if (limit <= 0) continue;
+      if (node.used_limits.Get(ids[i]) + limit > node.allocatable.Get(ids[i])) {
+        return {FitCode::kElasticLimit, kNames[i]};
+      }
+    }
+    return {};
+  }
+
+  // Requests of the job's elastic workers on schedulable nodes (what taking them back frees).
+  const Resources& ElasticRequest(const JobInfo& job) {
+    std::optional<Resources>& cached = elastic_request_[job.id];
+    if (!cached) cached = ElasticWorkerRequests(*session_, job);
+    return *cached;
+  }
+
+  // Proportion's real capability: the capability, within what the other queues' guarantees
+  // leave of the cluster.
+  int64_t RealCapability(const QueueInfo& queue, ResourceId id) const {
+    const Resources& total = session_->cluster().total_allocatable;
+    int64_t limit = total.Get(id) - total_guarantee_.Get(id) + queue.guarantee.Get(id);
+    const int64_t cap = queue.capability.Get(id);
+    if (cap > 0) limit = std::min(limit, cap);
+    return limit;
+  }
+
+  const Resources& ClusterIdle() {
+    if (!idle_) {
+      Resources idle;
+      for (const NodeInfo& node : session_->cluster().nodes) {
+        if (!node.schedulable) continue;
+        Resources free = node.Idle();
+        free.ClampNegativeToZero();
+        idle += free;
+      }
+      idle_ = std::move(idle);
+    }
+    return *idle_;
+  }
+
+  int EnqueueVote(const JobInfo& job) {
+    if (job.queue == kNoId) return kAbstain;
+    const QueueInfo& queue = session_->queue(job.queue);
+    if (!queue.open) return kAbstain;
+    Resources free = ClusterIdle();
+    Resources queue_committed;
+    for (const JobInfo& other : session_->cluster().jobs) {
+      if (other.id == job.id) continue;
+      const bool admitted = other.phase == PodGroupPhase::kInqueue || other.phase == PodGroupPhase::kRunning;
+      const Resources& elastic = ElasticRequest(other);
+      free += elastic;
+      Resources min_part = other.allocated - elastic;  // the placed part of its min
+      if (admitted) {
+        Resources lacking = other.min_resources - min_part;
+        lacking.ClampNegativeToZero();
+        free -= lacking;
+      }
+      if (other.queue == job.queue) {
+        queue_committed += admitted ? min_part.Max(other.min_resources) : min_part;
+      }
+    }
+    if (!job.min_resources.FitsIn(free)) return kAbstain;
+    const Resources wanted = queue_committed + job.min_resources;
+    for (const auto& [id, amount] : job.min_resources.NonZero()) {
+      if (id != kPods && wanted.Get(id) > RealCapability(queue, id)) return kAbstain;
+    }
+    LAHAR_LOG(2, "elastic") << "enqueue " << job.key() << ": permit, min fits once elastic workers are taken back";
+    return kPermit;
+  }
+
+  ElasticPluginOptions options_;
+  Session* session_ = nullptr;
+  std::vector<TaskId> per_pod_task_;                      // per job; kNotComputed until asked
+  std::vector<std::optional<Resources>> elastic_request_;  // per job
+  std::optional<Resources> idle_;
+  Resources total_guarantee_;
+  std::vector<int8_t> extended_;  // per resource id: -1 unknown, 0 no, 1 yes
 };
 
 }  // namespace
 
+absl::StatusOr<ElasticPluginOptions> ParseElasticPluginOptions(const Arguments& arguments) {
+  ElasticPluginOptions options;
+  ASSIGN_OR_RETURN(options.cooldown, arguments.GetDuration(kCooldownKey, options.cooldown));
+  ASSIGN_OR_RETURN(options.cpu_by_limits, arguments.GetBool(kCpuByLimitsKey, options.cpu_by_limits));
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewElasticPlugin(const Arguments& arguments) {
-  return std::make_unique<ElasticPlugin>();
+  ASSIGN_OR_RETURN(ElasticPluginOptions options, ParseElasticPluginOptions(arguments));
+  return std::make_unique<ElasticPlugin>(options);
 }
 
 }  // namespace lahar

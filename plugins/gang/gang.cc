@@ -1,17 +1,188 @@
 #include "plugins/gang/gang.h"
 
+#include <algorithm>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include "api/log.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+bool Valid(TaskStatus s) { return s != TaskStatus::kFailed; }
+bool Ready(TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kSucceeded; }
+bool ReadyOrPipelined(TaskStatus s) { return Ready(s) || s == TaskStatus::kPipelined; }
+
+// Per role of min_task_member (in the map's order): how many of the job's tasks pass `counts`.
+template <typename Pred>
+std::vector<int32_t> RoleCounts(const JobInfo& job, const std::vector<TaskInfo>& tasks, Pred counts) {
+  std::vector<int32_t> out(job.min_task_member.size(), 0);
+  if (out.empty()) return out;
+  for (TaskId id : job.tasks) {
+    const TaskInfo& task = tasks[id];
+    if (!counts(task.status)) continue;
+    size_t i = 0;
+    for (const auto& [role, min] : job.min_task_member) {
+      if (role == task.role) {
+        ++out[i];
+        break;
+      }
+      ++i;
+    }
+  }
+  return out;
+}
+
+int32_t ReadyCount(const JobInfo& job, bool count_pipelined) {
+  return job.ReadyCount() + (count_pipelined ? job.Count(TaskStatus::kPipelined) : 0);
+}
+
+// Ready by counts alone (no per-role check): what Volcano's job order looks at.
+bool CountReady(const JobInfo& job) { return job.ReadyCount() >= job.min_available; }
+
+// The part of a job that may be evicted without breaking its gang.
+struct Surplus {
+  int32_t tasks = 0;
+  std::vector<int32_t> per_role;  // parallel to min_task_member
+};
+
+Surplus SurplusOf(const JobInfo& job, const std::vector<TaskInfo>& tasks) {
+  Surplus s;
+  s.tasks = job.ReadyCount() - job.min_available;
+  s.per_role = RoleCounts(job, tasks, Ready);
+  size_t i = 0;
+  for (const auto& [role, min] : job.min_task_member) s.per_role[i++] -= min;
+  return s;
+}
+
+// Keeps the candidates whose eviction leaves every job (and each of its roles) at or above its
+// minimum, taking them in the order given: the action lists victims in the order it prefers.
+std::vector<TaskId> SurplusVictims(const Session& session, const std::vector<TaskId>& candidates) {
+  const std::vector<TaskInfo>& tasks = session.cluster().tasks;
+  std::map<JobId, Surplus> surplus;
+  std::vector<TaskId> victims;
+  for (TaskId id : candidates) {
+    const TaskInfo& task = tasks[id];
+    if (!IsPlaced(task.status)) continue;  // evicting it frees nothing the gang counts
+    const JobInfo& job = session.job(task.job);
+    auto it = surplus.find(job.id);
+    if (it == surplus.end()) it = surplus.emplace(job.id, SurplusOf(job, tasks)).first;
+    Surplus& s = it->second;
+    if (s.tasks <= 0) continue;
+    int32_t* role_surplus = nullptr;
+    size_t i = 0;
+    for (const auto& [role, min] : job.min_task_member) {
+      if (role == task.role) {
+        role_surplus = &s.per_role[i];
+        break;
+      }
+      ++i;
+    }
+    if (role_surplus != nullptr && *role_surplus <= 0) continue;
+    --s.tasks;
+    if (role_surplus != nullptr) --*role_surplus;
+    victims.push_back(id);
+  }
+  return victims;
+}
+
 class GangPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gang"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    const Session* s = &session;
+    session.AddJobValidFn([s](const JobInfo& job) { return GangInvalidReason(job, s->cluster().tasks); });
+    session.AddJobReadyFn([s](const JobInfo& job) { return GangReady(job, s->cluster().tasks); });
+    session.AddJobPipelinedFn([s](const JobInfo& job) {
+      return GangReady(job, s->cluster().tasks, /*count_pipelined=*/true) ? kPermit : kReject;
+    });
+    session.AddJobStarvingFn(
+        [s](const JobInfo& job) { return !GangReady(job, s->cluster().tasks, /*count_pipelined=*/true); });
+    session.AddJobOrderFn([](const JobInfo& l, const JobInfo& r) {
+      const bool l_ready = CountReady(l);
+      const bool r_ready = CountReady(r);
+      if (l_ready == r_ready) return 0;
+      return l_ready ? 1 : -1;
+    });
+    session.AddPreemptableFn(
+        [s](const TaskInfo&, const std::vector<TaskId>& candidates) { return SurplusVictims(*s, candidates); });
+    session.AddReclaimableFn(
+        [s](const TaskInfo&, const std::vector<TaskId>& candidates) { return SurplusVictims(*s, candidates); });
+  }
+
+  void OnSessionClose(Session& session) override {
+    const std::vector<TaskInfo>& tasks = session.cluster().tasks;
+    // Jobs an action already explained this session keep that (more specific) message.
+    std::vector<bool> explained(session.cluster().jobs.size(), false);
+    for (const JobStatusUpdate& update : session.job_updates()) {
+      if (!update.message.empty()) explained[update.job] = true;
+    }
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (explained[job.id]) continue;
+      if (job.phase != PodGroupPhase::kPending && job.phase != PodGroupPhase::kInqueue &&
+          job.phase != PodGroupPhase::kRunning) {
+        continue;
+      }
+      if (job.Count(TaskStatus::kPending) == 0) continue;
+      if (auto reason = GangInvalidReason(job, tasks)) {
+        session.SetJobCondition(job.id, "Unschedulable", *std::move(reason));
+        continue;
+      }
+      // A job whose gang is complete once evictions finish is waiting, not unschedulable.
+      if (GangReady(job, tasks, /*count_pipelined=*/true)) continue;
+      const int32_t unready = GangShortfall(job, tasks, /*count_pipelined=*/true);
+      std::string message = StrCat(unready, "/", GangValidCount(job), " tasks in gang unschedulable: ",
+                                   ReadyCount(job, true), " of minAvailable ", job.min_available, " ready");
+      LAHAR_LOG(2, "gang") << job.key() << ": " << message;
+      session.SetJobCondition(job.id, "Unschedulable", std::move(message));
+    }
+  }
 };
 
 }  // namespace
+
+int32_t GangValidCount(const JobInfo& job) {
+  int32_t n = 0;
+  for (size_t s = 0; s < kTaskStatusCount; ++s) {
+    if (Valid(static_cast<TaskStatus>(s))) n += job.status_count[s];
+  }
+  return n;
+}
+
+std::optional<std::string> GangInvalidReason(const JobInfo& job, const std::vector<TaskInfo>& tasks) {
+  const int32_t valid = GangValidCount(job);
+  if (valid < job.min_available) {
+    return StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available);
+  }
+  std::vector<int32_t> per_role = RoleCounts(job, tasks, Valid);
+  size_t i = 0;
+  for (const auto& [role, min] : job.min_task_member) {
+    if (per_role[i] < min) {
+      return StrCat("NotEnoughPods: ", per_role[i], "/", min, " pods of role ", role, ", minTaskMember ", min);
+    }
+    ++i;
+  }
+  return std::nullopt;
+}
+
+bool GangReady(const JobInfo& job, const std::vector<TaskInfo>& tasks, bool count_pipelined) {
+  return GangShortfall(job, tasks, count_pipelined) == 0;
+}
+
+int32_t GangShortfall(const JobInfo& job, const std::vector<TaskInfo>& tasks, bool count_pipelined) {
+  const int32_t short_total = std::max(0, job.min_available - ReadyCount(job, count_pipelined));
+  if (job.min_task_member.empty()) return short_total;
+  std::vector<int32_t> per_role =
+      count_pipelined ? RoleCounts(job, tasks, ReadyOrPipelined) : RoleCounts(job, tasks, Ready);
+  int32_t short_roles = 0;
+  size_t i = 0;
+  for (const auto& [role, min] : job.min_task_member) short_roles += std::max(0, min - per_role[i++]);
+  return std::max(short_total, short_roles);
+}
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewGangPlugin(const Arguments& arguments) {
   return std::make_unique<GangPlugin>();

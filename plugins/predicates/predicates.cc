@@ -1,17 +1,147 @@
 #include "plugins/predicates/predicates.h"
 
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "api/log.h"
+#include "api/strings.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+constexpr char kNodeNameField[] = "metadata.name";
+
+// Cached per (constraint class, node): 0 not computed yet, else a Verdict.
+enum Verdict : int16_t {
+  kUnknown = 0,
+  kFits = 1,
+  kSelectorMismatch = 2,
+  kAffinityMismatch = 3,
+  kFirstTaint = 4,  // kFirstTaint + i: the node's taint i is not tolerated
+};
+
+bool MatchesSelector(const StringMap& selector, const StringMap& labels) {
+  for (const auto& [key, value] : selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  return true;
+}
+
+bool MatchesTerm(const NodeSelectorTerm& term, const Node& node) {
+  // Kubernetes: a term without requirements matches no node.
+  if (term.match_expressions.empty() && term.match_fields.empty()) return false;
+  for (const auto& requirement : term.match_expressions) {
+    if (!MatchesRequirement(requirement, node.meta.labels)) return false;
+  }
+  if (!term.match_fields.empty()) {
+    const StringMap fields = {{kNodeNameField, node.meta.name}};
+    for (const auto& requirement : term.match_fields) {
+      if (requirement.key != kNodeNameField) return false;  // the only field Kubernetes defines
+      if (!MatchesRequirement(requirement, fields)) return false;
+    }
+  }
+  return true;
+}
+
+bool ScheduleBlocking(const Taint& taint) { return taint.effect == "NoSchedule" || taint.effect == "NoExecute"; }
+
 class PredicatesPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "predicates"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    const auto& nodes = session.cluster().nodes;
+    node_count_ = nodes.size();
+    taint_text_.resize(nodes.size());
+    for (const NodeInfo& node : nodes) {
+      for (const Taint& taint : node.node->taints) {
+        taint_text_[node.id].push_back(StrCat(taint.key, taint.value.empty() ? "" : "=", taint.value));
+      }
+    }
+    session.AddPredicateFn([this](const TaskInfo& task, const NodeInfo& node) { return Check(task, node); });
+  }
+
+ private:
+  FitResult Check(const TaskInfo& task, const NodeInfo& node) {
+    const Node& n = *node.node;
+    if (n.unschedulable) return {FitCode::kNodeUnschedulable, {}};
+    if (!n.ready) return {FitCode::kNodeNotReady, {}};
+    const auto cls = static_cast<size_t>(std::max(0, task.constraint_class));
+    if (cls >= cache_.size()) cache_.resize(cls + 1);
+    std::vector<int16_t>& row = cache_[cls];
+    if (row.empty()) row.assign(node_count_, kUnknown);
+    int16_t& verdict = row[node.id];
+    if (verdict == kUnknown) verdict = Evaluate(*task.pod, n);
+    switch (verdict) {
+      case kFits: return {};
+      case kSelectorMismatch: return {FitCode::kNodeSelectorMismatch, {}};
+      case kAffinityMismatch: return {FitCode::kNodeAffinityMismatch, {}};
+      default: return {FitCode::kUntoleratedTaint, taint_text_[node.id][verdict - kFirstTaint]};
+    }
+  }
+
+  static int16_t Evaluate(const Pod& pod, const Node& node) {
+    if (!MatchesSelector(pod.node_selector, node.meta.labels)) return kSelectorMismatch;
+    if (!MatchesNodeAffinity(pod.required_node_affinity, node)) return kAffinityMismatch;
+    for (size_t i = 0; i < node.taints.size(); ++i) {
+      const Taint& taint = node.taints[i];
+      if (!ScheduleBlocking(taint)) continue;
+      const bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
+                                         [&](const Toleration& t) { return Tolerates(t, taint); });
+      // int16_t leaves room for 32k taints; a node with more is not a real node.
+      if (!tolerated) return static_cast<int16_t>(kFirstTaint + std::min<size_t>(i, 30000));
+    }
+    return kFits;
+  }
+
+  size_t node_count_ = 0;
+  std::vector<std::vector<int16_t>> cache_;          // [constraint class][node id] -> Verdict
+  std::vector<std::vector<std::string>> taint_text_;  // [node id][taint]: stable FitResult details
 };
 
 }  // namespace
+
+bool MatchesRequirement(const NodeSelectorRequirement& requirement, const StringMap& values) {
+  auto it = values.find(requirement.key);
+  const bool present = it != values.end();
+  const auto& allowed = requirement.values;
+  const std::string& op = requirement.operator_;
+  if (op == "In") {
+    return present && std::find(allowed.begin(), allowed.end(), it->second) != allowed.end();
+  }
+  if (op == "NotIn") {
+    return !present || std::find(allowed.begin(), allowed.end(), it->second) == allowed.end();
+  }
+  if (op == "Exists") return present;
+  if (op == "DoesNotExist") return !present;
+  if (op == "Gt" || op == "Lt") {
+    // Both sides must be integers, with exactly one value; anything else matches nothing.
+    int64_t have;
+    int64_t bound;
+    if (!present || allowed.size() != 1 || !absl::SimpleAtoi(it->second, &have) ||
+        !absl::SimpleAtoi(allowed[0], &bound)) {
+      return false;
+    }
+    return op == "Gt" ? have > bound : have < bound;
+  }
+  return false;  // an unknown operator matches nothing, as in Kubernetes
+}
+
+bool MatchesNodeAffinity(const std::vector<NodeSelectorTerm>& terms, const Node& node) {
+  if (terms.empty()) return true;
+  return std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& t) { return MatchesTerm(t, node); });
+}
+
+bool Tolerates(const Toleration& toleration, const Taint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.operator_ == "Exists") return true;
+  if (toleration.operator_.empty() || toleration.operator_ == "Equal") return toleration.value == taint.value;
+  return false;
+}
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& arguments) {
   return std::make_unique<PredicatesPlugin>();

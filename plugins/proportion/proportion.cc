@@ -1,17 +1,371 @@
 #include "plugins/proportion/proportion.h"
 
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "api/log.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
 namespace {
 
+size_t Dimensions(const Resources& total, const std::vector<QueueDemand>& queues) {
+  size_t n = total.size();
+  for (const QueueDemand& q : queues) {
+    n = std::max({n, q.capability.size(), q.guarantee.size(), q.request.size(), q.deserved.size()});
+  }
+  return n;
+}
+
+// `amounts` limited by `capability` where the capability names a resource (non-zero).
+Resources CapBy(Resources amounts, const Resources& capability) {
+  for (size_t i = 0; i < capability.size(); ++i) {
+    const auto id = static_cast<ResourceId>(i);
+    const int64_t cap = capability.Get(id);
+    if (cap > 0 && amounts.Get(id) > cap) amounts.Set(id, cap);
+  }
+  return amounts;
+}
+
+// Amounts as doubles, indexed by resource id, for the water-filling rounds.
+using Amounts = std::vector<double>;
+
+Amounts ToAmounts(const Resources& r, size_t dims) {
+  Amounts out(dims);
+  for (size_t d = 0; d < dims; ++d) out[d] = static_cast<double>(r.Get(static_cast<ResourceId>(d)));
+  return out;
+}
+
+// Volcano's proportion plugin, per session.
 class ProportionPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "proportion"; }
-  void OnSessionOpen(Session& session) override {}
+
+  void OnSessionOpen(Session& session) override {
+    session_ = &session;
+    const ClusterSnapshot& cluster = session.cluster();
+    const size_t queue_count = cluster.queues.size();
+    const Resources& total = cluster.total_allocatable;
+
+    queues_.assign(queue_count, {});
+    held_.assign(cluster.jobs.size(), Resources());
+    promised_.assign(cluster.jobs.size(), Resources());
+    counted_.assign(cluster.jobs.size(), false);
+    voted_.assign(cluster.jobs.size(), false);
+
+    std::vector<QueueDemand> demands(queue_count);
+    Resources total_guarantee;
+    for (const QueueInfo& queue : cluster.queues) {
+      demands[queue.id] = {queue.weight, queue.capability, queue.guarantee, Resources(), queue.deserved};
+      total_guarantee += queue.guarantee;
+    }
+    for (const JobInfo& job : cluster.jobs) {
+      if (job.queue == kNoId) continue;
+      held_[job.id] = job.allocated;
+      demands[job.queue].request += job.request;
+      queues_[job.queue].allocated += job.allocated;
+    }
+    for (const JobInfo& job : cluster.jobs) {
+      if (job.queue != kNoId && Admitted(job.phase)) Count(job);
+    }
+
+    std::vector<Resources> deserved = ComputeDeservedShares(total, demands);
+    Resources free_of_guarantees = total - total_guarantee;
+    free_of_guarantees.ClampNegativeToZero();
+    for (const QueueInfo& queue : cluster.queues) {
+      QueueState& q = queues_[queue.id];
+      q.deserved = std::move(deserved[queue.id]);
+      q.real_capability = CapBy(free_of_guarantees + queue.guarantee, queue.capability);
+      q.share = QueueShare(q.allocated, q.deserved);
+      session.ReportQueueDeserved(queue.id, q.deserved);
+      LAHAR_LOG(2, "proportion") << "queue " << queue.name << ": weight " << queue.weight << ", request "
+                                 << demands[queue.id].request.DebugString() << ", deserved "
+                                 << q.deserved.DebugString() << ", allocated " << q.allocated.DebugString();
+    }
+
+    session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) {
+      const double ls = queues_[l.id].share;
+      const double rs = queues_[r.id].share;
+      if (ls == rs) return 0;
+      return ls < rs ? -1 : 1;
+    });
+    session.AddOverusedFn([this](const QueueInfo& queue) {
+      const QueueState& q = queues_[queue.id];
+      return q.deserved.LessEqual(q.allocated);
+    });
+    session.AddAllocatableFn(
+        [this](const QueueInfo& queue, const TaskInfo& task) { return Allocatable(queue, task); });
+    session.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); });
+    session.AddReclaimableFn([this](const TaskInfo& reclaimer, const std::vector<TaskId>& candidates) {
+      return Reclaimable(reclaimer, candidates);
+    });
+    session.AddEventHandler({
+        [this](const TaskInfo& task) { OnTask(task, +1); },
+        [this](const TaskInfo& task) { OnTask(task, -1); },
+    });
+  }
+
+ private:
+  struct QueueState {
+    Resources allocated;        // placed and pipelined requests of the queue's tasks
+    Resources inqueue;          // promised to admitted jobs beyond what they hold
+    Resources deserved;
+    Resources real_capability;  // min(capability, total - other queues' guarantees)
+    double share = 0;
+  };
+
+  static bool Admitted(PodGroupPhase phase) {
+    return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
+  }
+
+  // What an admitted job is promised beyond what it holds.
+  Resources Promise(JobId job) const {
+    Resources promise = session_->job(job).min_resources - held_[job];
+    promise.ClampNegativeToZero();
+    return promise;
+  }
+
+  // Starts counting an admitted job's promise in its queue's inqueue.
+  void Count(const JobInfo& job) {
+    counted_[job.id] = true;
+    promised_[job.id] = Promise(job.id);
+    queues_[job.queue].inqueue += promised_[job.id];
+  }
+
+  void Recount(JobId job) {
+    QueueState& q = queues_[session_->job(job).queue];
+    q.inqueue -= promised_[job];
+    promised_[job] = Promise(job);
+    q.inqueue += promised_[job];
+  }
+
+  void OnTask(const TaskInfo& task, int sign) {
+    const JobInfo& job = session_->job(task.job);
+    if (job.queue == kNoId) return;
+    QueueState& q = queues_[job.queue];
+    if (sign > 0) {
+      q.allocated += task.request;
+      held_[job.id] += task.request;
+    } else {
+      q.allocated -= task.request;
+      held_[job.id] -= task.request;
+    }
+    q.share = QueueShare(q.allocated, q.deserved);
+    if (counted_[job.id]) Recount(job.id);
+  }
+
+  bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
+    const QueueState& q = queues_[queue.id];
+    for (size_t i = 0; i < task.request.size(); ++i) {
+      const auto id = static_cast<ResourceId>(i);
+      const int64_t amount = task.request.Get(id);
+      if (id == kPods || amount <= 0) continue;
+      const int64_t future = q.allocated.Get(id) + amount;
+      if (future > q.deserved.Get(id)) return false;
+      const int64_t cap = queue.capability.Get(id);
+      if (cap > 0 && future > cap) return false;
+    }
+    return true;
+  }
+
+  // Jobs voted on while Pending that the enqueue action has since admitted start counting.
+  void SyncAdmissions() {
+    size_t kept = 0;
+    for (JobId job : voted_pending_) {
+      const JobInfo& info = session_->job(job);
+      if (Admitted(info.phase)) {
+        if (!counted_[job]) Count(info);
+        voted_[job] = false;
+      } else {
+        voted_pending_[kept++] = job;
+      }
+    }
+    voted_pending_.resize(kept);
+  }
+
+  int Enqueueable(const JobInfo& job) {
+    SyncAdmissions();
+    if (job.queue == kNoId) return kReject;
+    const QueueInfo& queue = session_->queue(job.queue);
+    if (job.phase == PodGroupPhase::kPending && !counted_[job.id] && !voted_[job.id]) {
+      voted_[job.id] = true;
+      voted_pending_.push_back(job.id);
+    }
+    if (!queue.open) {
+      LAHAR_LOG(2, "proportion") << job.key() << ": queue " << queue.name << " is closed";
+      return kReject;
+    }
+    if (job.min_resources.IsZero()) return kPermit;
+    const QueueState& q = queues_[job.queue];
+    // A job already counted must not count twice.
+    Resources wanted = job.min_resources + q.allocated + q.inqueue - promised_[job.id];
+    for (const auto& [id, amount] : job.min_resources.NonZero()) {
+      if (id == kPods || amount <= 0) continue;
+      if (wanted.Get(id) > q.real_capability.Get(id)) {
+        LAHAR_LOG(2, "proportion") << job.key() << ": queue " << queue.name << " cannot hold "
+                                   << ResourceName(id) << ": wanted " << wanted.DebugString()
+                                   << ", real capability " << q.real_capability.DebugString();
+        return kReject;
+      }
+    }
+    return kPermit;
+  }
+
+  std::vector<TaskId> Reclaimable(const TaskInfo& reclaimer, const std::vector<TaskId>& candidates) const {
+    const QueueId reclaimer_queue = session_->job(reclaimer.job).queue;
+    std::vector<Resources> left(queues_.size());
+    std::vector<bool> seen(queues_.size(), false);
+    std::vector<TaskId> victims;
+    for (TaskId id : candidates) {
+      const TaskInfo& task = session_->task(id);
+      const QueueId queue = session_->job(task.job).queue;
+      if (queue == kNoId || queue == reclaimer_queue || !session_->queue(queue).reclaimable) continue;
+      if (!seen[queue]) {
+        seen[queue] = true;
+        left[queue] = queues_[queue].allocated;
+      }
+      if (!left[queue].LessEqual(queues_[queue].deserved)) {
+        left[queue] -= task.request;
+        victims.push_back(id);
+      }
+    }
+    return victims;
+  }
+
+  const Session* session_ = nullptr;
+  std::vector<QueueState> queues_;
+  std::vector<Resources> held_;      // per job: placed and pipelined requests
+  std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
+  std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
+  std::vector<bool> voted_;          // per job: in voted_pending_
+  std::vector<JobId> voted_pending_;
 };
 
 }  // namespace
+
+double QueueShare(const Resources& allocated, const Resources& deserved) {
+  double share = 0;
+  const size_t n = std::max(allocated.size(), deserved.size());
+  for (size_t i = 0; i < n; ++i) {
+    const auto id = static_cast<ResourceId>(i);
+    if (id == kPods) continue;
+    const int64_t a = allocated.Get(id);
+    const int64_t d = deserved.Get(id);
+    const double s = d <= 0 ? (a > 0 ? 1.0 : 0.0) : static_cast<double>(a) / static_cast<double>(d);
+    share = std::max(share, s);
+  }
+  return share;
+}
+
+std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::vector<QueueDemand>& queues) {
+  const size_t n = queues.size();
+  const size_t dims = Dimensions(total, queues);
+
+  Resources total_guarantee;
+  for (const QueueDemand& q : queues) total_guarantee += q.guarantee;
+  Resources free_of_guarantees = total - total_guarantee;
+  free_of_guarantees.ClampNegativeToZero();
+
+  // Exact amounts as Volcano keeps them (float64); integers only at the end.
+  std::vector<Amounts> deserved(n, Amounts(dims, 0.0));
+  std::vector<Amounts> cap(n), minimum(n), request(n);
+  for (size_t q = 0; q < n; ++q) {
+    cap[q] = ToAmounts(CapBy(free_of_guarantees + queues[q].guarantee, queues[q].capability), dims);
+    minimum[q] = ToAmounts(queues[q].guarantee, dims);
+    request[q] = ToAmounts(queues[q].request, dims);
+  }
+  // Differences below this are rounding noise (amounts are integers of up to ~1e15).
+  Amounts epsilon(dims);
+  for (size_t d = 0; d < dims; ++d) {
+    epsilon[d] = 1e-9 * std::max(1.0, static_cast<double>(total.Get(static_cast<ResourceId>(d))));
+  }
+
+  std::vector<bool> met(n, false);
+  Amounts remaining = ToAmounts(total, dims);
+  if (kPods < dims) remaining[kPods] = 0;
+  std::vector<bool> fixed(n, false);  // explicit deserved: taken as is
+  for (size_t q = 0; q < n; ++q) {
+    if (queues[q].deserved.IsZero()) continue;
+    deserved[q] = ToAmounts(CapBy(queues[q].deserved, queues[q].capability), dims);
+    met[q] = fixed[q] = true;
+    for (size_t d = 0; d < dims; ++d) remaining[d] = std::max(0.0, remaining[d] - deserved[q][d]);
+  }
+
+  // Every round either satisfies a queue or hands out what remains to queues that can take it;
+  // a queue that hit a cap is satisfied the round after. The bound only guards that argument.
+  for (size_t round = 0; round < 4 * n + 8; ++round) {
+    int64_t total_weight = 0;
+    for (size_t q = 0; q < n; ++q) {
+      if (!met[q]) total_weight += std::max(0, queues[q].weight);
+    }
+    if (total_weight == 0) {
+      for (size_t q = 0; q < n; ++q) {
+        if (met[q]) continue;
+        for (size_t d = 0; d < dims; ++d) deserved[q][d] = std::max(deserved[q][d], minimum[q][d]);
+      }
+      break;
+    }
+    const Amounts before = remaining;
+    for (size_t q = 0; q < n; ++q) {
+      if (met[q]) continue;
+      const double fraction =
+          static_cast<double>(std::max(0, queues[q].weight)) / static_cast<double>(total_weight);
+      bool satisfied = true;
+      bool unchanged = true;
+      for (size_t d = 0; d < dims; ++d) {
+        const double old = deserved[q][d];
+        double next = old + before[d] * fraction;
+        next = std::min({next, cap[q][d], request[q][d]});
+        next = std::max(next, minimum[q][d]);
+        satisfied = satisfied && request[q][d] <= next + epsilon[d];
+        unchanged = unchanged && std::abs(next - old) <= epsilon[d];
+        remaining[d] -= next - old;
+        deserved[q][d] = next;
+      }
+      if (satisfied || unchanged) met[q] = true;
+    }
+    bool empty = true;
+    bool stalled = true;
+    for (size_t d = 0; d < dims; ++d) {
+      remaining[d] = std::max(0.0, remaining[d]);
+      empty = empty && remaining[d] <= epsilon[d];
+      stalled = stalled && std::abs(remaining[d] - before[d]) <= epsilon[d];
+    }
+    if (empty || stalled) break;
+  }
+
+  // To integers: round each amount down, then give the units the rounding took away (of what
+  // the rounds handed out) back one each to the largest fractions, ties to the lower index.
+  std::vector<Resources> out(n);
+  std::vector<std::pair<double, size_t>> fractions;
+  for (size_t d = 0; d < dims; ++d) {
+    const auto id = static_cast<ResourceId>(d);
+    double exact_sum = 0;
+    int64_t floor_sum = 0;
+    fractions.clear();
+    for (size_t q = 0; q < n; ++q) {
+      const double exact = deserved[q][d];
+      // 3.9999999999996 is 4: the rounds' float noise must not cost a whole unit.
+      const double noise = std::min(0.5, 1e-9 * std::max(1.0, exact));
+      auto whole = static_cast<int64_t>(std::floor(exact));
+      if (exact - static_cast<double>(whole) >= 1 - noise) ++whole;
+      out[q].Set(id, whole);
+      if (!fixed[q]) {
+        exact_sum += exact;
+        floor_sum += whole;
+        const double fraction = exact - static_cast<double>(whole);
+        if (fraction > noise) fractions.emplace_back(-fraction, q);
+      }
+    }
+    std::sort(fractions.begin(), fractions.end());
+    int64_t leftover = std::llround(exact_sum) - floor_sum;
+    for (size_t i = 0; i < fractions.size() && leftover > 0; ++i, --leftover) {
+      out[fractions[i].second].Add(id, 1);
+    }
+  }
+  return out;
+}
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arguments) {
   return std::make_unique<ProportionPlugin>();

@@ -465,6 +465,17 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   }
 }
 
+void Session::HoldResources(NodeId node, const Resources& amount) {
+  cluster_.nodes[node].used += amount;
+  ++node_version_[node];
+}
+
+void Session::ReleaseHeldResources(NodeId node, const Resources& amount) {
+  cluster_.nodes[node].used -= amount;
+  ++node_version_[node];
+  ++free_epoch_;  // the node is freer: cached searches may have missed it
+}
+
 JobStatusUpdate& Session::UpdateFor(JobId job) {
   int32_t& index = job_update_index_[job];
   if (index < 0) {

@@ -203,6 +203,11 @@ class Session {
   // Moves a task to `status` on `node`, keeping job counts, node usage and plugin handlers in
   // step. The only way task state changes within a session.
   void SetTaskStatus(TaskId task, TaskStatus status, NodeId node);
+  // Counts `amount` of the node as used although no task holds it (an action keeping capacity
+  // for promises it made in a dry run), until ReleaseHeldResources gives it back. Every fit
+  // check and score sees it as taken; the node-search cache is kept consistent.
+  void HoldResources(NodeId node, const Resources& amount);
+  void ReleaseHeldResources(NodeId node, const Resources& amount);
 
   // ---- Decisions ----
   void RecordBinding(TaskId task, NodeId node) { bindings_.push_back({task, node}); }

@@ -84,6 +84,7 @@ struct JobState {
   int64_t evictions = 0;
   double running_integral = 0;  // pod-ms
   Millis running_since = 0;
+  std::set<std::string> pods;   // keys of the job's existing pods
 };
 
 struct PodState {
@@ -146,7 +147,7 @@ class Simulation {
   void Reschedule(size_t job_index);
   void RunningChanged(size_t job_index, int delta);
   Millis CooldownOf(const std::string& job_key) const;
-  Millis NextCooldownExpiry() const;
+  Millis NextCooldownExpiry();
   bool AllDone() const;
 
   // Event output.
@@ -167,7 +168,7 @@ class Simulation {
   std::map<std::string, size_t, std::less<>> job_index_;
   std::map<std::string, PodState, std::less<>> pods_;
   std::map<std::string, Resources, std::less<>> node_allocatable_;
-  std::map<std::string, Millis, std::less<>> last_scale_;
+  std::map<std::string, Millis, std::less<>> cooldown_ends_;  // job -> end of its cooldown
   int jobs_done_ = 0;
   bool changed_since_session_ = true;
 
@@ -278,6 +279,7 @@ void Simulation::CreatePod(size_t job_index, const Pod& pod, Millis duration) {
   state.requests = pod.requests;
   state.duration = duration;
   state.generation = generation;
+  job.pods.insert(key);
   Pod copy = pod;
   copy.meta.uid = StrCat(key, "#", generation);
   copy.node_name.clear();
@@ -435,6 +437,7 @@ void Simulation::ReleasePod(const std::string& pod_key) {
   cache_.DeletePod(pod.meta.namespace_, pod.meta.name);
   --jobs_[job_index].live_pods;
   if (jobs_[job_index].completed) {
+    jobs_[job_index].pods.erase(pod_key);
     pods_.erase(it);
     return;
   }
@@ -466,6 +469,7 @@ void Simulation::DeletePod(const std::string& pod_key, bool emit_complete) {
   size_t slash = pod_key.find('/');
   cache_.DeletePod(pod_key.substr(0, slash), pod_key.substr(slash + 1));
   --job.live_pods;
+  job.pods.erase(pod_key);
   bool was_bound = state.bound;
   size_t job_index = state.job;
   pods_.erase(it);
@@ -478,10 +482,7 @@ void Simulation::CompleteJob(size_t job_index) {
   job.completed = true;
   job.end = now_;
   ++jobs_done_;
-  std::vector<std::string> keys;
-  for (const auto& [key, pod] : pods_) {
-    if (pod.job == job_index) keys.push_back(key);
-  }
+  std::vector<std::string> keys(job.pods.begin(), job.pods.end());
   for (const std::string& key : keys) DeletePod(key, /*emit_complete=*/true);
   BeginEvent("job-complete");
   writer_.Key("job");
@@ -615,7 +616,7 @@ absl::Status Simulation::RunSession() {
     }
     if (u.scaled) {
       cache_.RecordScale(u.job, now_);
-      last_scale_[u.job] = now_;
+      cooldown_ends_[u.job] = now_ + CooldownOf(u.job);
       changed = true;
     }
   }
@@ -663,12 +664,16 @@ Millis Simulation::CooldownOf(const std::string& job_key) const {
   return elastic_cooldown_;
 }
 
-Millis Simulation::NextCooldownExpiry() const {
+Millis Simulation::NextCooldownExpiry() {
   if (elastic_cooldown_ < 0) return kInfinity;
   Millis next = kInfinity;
-  for (const auto& [job, when] : last_scale_) {
-    Millis expiry = when + CooldownOf(job);
-    if (expiry > now_) next = std::min(next, expiry);
+  for (auto it = cooldown_ends_.begin(); it != cooldown_ends_.end();) {
+    if (it->second <= now_) {
+      it = cooldown_ends_.erase(it);  // expired: no wake-up needed any more
+    } else {
+      next = std::min(next, it->second);
+      ++it;
+    }
   }
   return next;
 }

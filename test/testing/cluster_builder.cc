@@ -164,6 +164,7 @@ SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config
   for (const auto& e : result->evicts) out.evicts[e.pod] = e.reason;
   for (const auto& u : result->job_updates) out.job_updates[u.job] = u;
   out.raw = std::move(*result);
+  out.now = now;
   return out;
 }
 
@@ -184,6 +185,7 @@ void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {
   }
   for (const auto& u : outcome.raw.job_updates) {
     (void)cache.SetPodGroupPhase(u.job, u.phase);
+    if (u.scaled) cache.RecordScale(u.job, outcome.now);
   }
 }
 

@@ -76,6 +76,7 @@ struct SessionOutcome {
   std::vector<std::string> bind_order;        // pod keys in the order they were bound
   std::map<std::string, CycleResult::JobUpdate> job_updates;  // job key -> update
   CycleResult raw;
+  Millis now = 0;  // the session's time
   // Pods bound per job key.
   int BoundCount(const std::string& job_key) const;
 };
@@ -85,7 +86,8 @@ SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config
 SchedulerConfig MustParseConfig(std::string_view config_yaml);
 
 // Applies a cycle's bindings and evictions to the builder's cache as if the cluster carried them
-// out (bound pods run; evicted pods are gone and recreated pending), for multi-session tests.
+// out (bound pods run; evicted pods are gone and recreated pending), and records the elastic
+// scale changes (restarting those jobs' cooldowns at the session's time), for multi-session tests.
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome);
 
 }  // namespace lahar::testing

@@ -71,6 +71,7 @@ std::string Truncate(std::string_view text, size_t max_bytes) {
 std::string TickDuration(double seconds, double step) {
   if (seconds == 0) return "0";
   if (step < 1) return StrFormat("%.1fs", seconds);
+  if (seconds >= 1e9) return StrFormat("%.3gd", seconds / 86400);  // beyond int64 rounding
   int64_t total = std::llround(seconds);
   const int64_t days = total / 86400, hours = total / 3600 % 24, minutes = total / 60 % 60,
                 secs = total % 60;
@@ -786,8 +787,10 @@ std::string RenderChart(const Chart& chart) {
     const double value = i * x_step;
     const std::string label = chart.x_axis == Axis::kTime ? TickDuration(value, x_step)
                                                           : StrFormat("%g", value);
+    // A label at the right edge would be cut by the viewBox; it ends at its tick instead.
+    const bool at_edge = sx(value) > kLeft + plot_width - 16;
     StrAppend(&out, "<text x=\"", Coord(sx(value)), "\" y=\"", plot_bottom + 16,
-              "\" text-anchor=\"middle\">", Escape(label), "</text>");
+              "\" text-anchor=\"", at_edge ? "end" : "middle", "\">", Escape(label), "</text>");
   }
   out += "</g>\n";
   StrAppend(&out, "<path class=\"axis\" d=\"M", kLeft, " ", kTop, "V", plot_bottom, "H",
@@ -929,7 +932,9 @@ Chart QueueShareChart(const RunData& run, double x_max) {
       return max;
     };
     std::stable_sort(queues.begin(), queues.end(),
-                     [&](const QueueSummary* a, const QueueSummary* b) { return peak(a) > peak(b); });
+                     [&](const QueueSummary* a, const QueueSummary* b) {
+                       return peak(a) > peak(b);
+                     });
     queues.resize(kMaxChartedQueues);
     chart.note = StrCat(chart.note, "; the ", kMaxChartedQueues, " of ", run.summary.queues.size(),
                         " queues with the highest share");
@@ -989,7 +994,8 @@ double DistributionMax(const RunData& run) {
   for (const JobSummary& job : run.summary.job_rows) {
     max = std::max({max, job.jct.value_or(0), job.wait.value_or(0)});
   }
-  return max;
+  // A margin keeps the last step to 100% off the plot's right edge, where it would hide.
+  return max * 1.05;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1132,13 +1138,15 @@ std::string JobTable(const RunData& run) {
 
 constexpr const char* kStyle = R"css(
 :root { color-scheme: light; }
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
        margin: 24px auto; max-width: 1400px; padding: 0 20px; color: #1b1f24; background: #fff; }
 h1 { font-size: 24px; margin: 0 0 4px; }
-h2 { font-size: 18px; margin: 32px 0 10px; border-bottom: 1px solid #d8dee4; padding-bottom: 4px; }
+h2 { font-size: 18px; margin: 32px 0 10px; padding-bottom: 4px;
+     border-bottom: 1px solid #d8dee4; }
 h3 { font-size: 15px; margin: 18px 0 8px; }
 .sub, .hint { color: #57606a; font-size: 13px; }
-.grid2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px 24px; }
+.grid2 { display: grid; gap: 16px 24px;
+         grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); }
 figure { margin: 0; min-width: 0; }
 figcaption { font-weight: 600; font-size: 14px; margin-bottom: 2px; }
 svg.chart { width: 100%; height: auto; display: block; }
@@ -1151,7 +1159,8 @@ svg.chart .axis { stroke: #8c959f; fill: none; stroke-width: 1; }
 svg.chart .line { fill: none; stroke-width: 1.8; stroke-linejoin: round; }
 svg.chart .legend line { stroke-width: 2.5; }
 table { border-collapse: collapse; font-size: 13px; margin: 4px 0 12px; }
-th, td { padding: 3px 10px; border-bottom: 1px solid #e6e9ed; text-align: left; white-space: nowrap; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e6e9ed; text-align: left;
+         white-space: nowrap; }
 thead th { background: #f3f5f7; position: sticky; top: 0; }
 tbody th { font-weight: 500; color: #3d444d; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -1170,7 +1179,9 @@ void AppendChartRow(std::string* out, const std::vector<RunData>& runs, ChartBui
   for (const RunData& run : runs) charts.push_back(build(run, x_max));
   if (share_y) {
     double y_max = 0;
-    for (const Chart& chart : charts) y_max = std::max(y_max, chart.y_max > 0 ? chart.y_max : DataMax(chart));
+    for (const Chart& chart : charts) {
+      y_max = std::max(y_max, chart.y_max > 0 ? chart.y_max : DataMax(chart));
+    }
     for (Chart& chart : charts) chart.y_max = y_max;
   }
   *out += "<div class=\"grid2\">\n";
@@ -1202,7 +1213,9 @@ std::string RenderPage(std::string_view title, const std::vector<RunData>& runs)
   StrAppend(&out, "<title>", Escape(title), "</title>\n<style>", kStyle, "</style>\n</head>\n");
   StrAppend(&out, "<body>\n<h1>", Escape(title), "</h1>\n<p class=\"sub\">");
   const std::string& scenario = runs.front().summary.scenario;
-  if (!scenario.empty()) StrAppend(&out, "scenario <strong>", Escape(scenario), "</strong> &middot; ");
+  if (!scenario.empty()) {
+    StrAppend(&out, "scenario <strong>", Escape(scenario), "</strong> &middot; ");
+  }
   if (compare) {
     StrAppend(&out, runs.size(), " configurations &middot; ");
   } else {
@@ -1261,7 +1274,8 @@ std::string FormatHumanDuration(double seconds) {
   if (seconds == 0) return "0s";
   if (seconds < 9.95) return StrFormat("%.1fs", seconds);
   if (seconds < 59.5) return StrFormat("%.0fs", seconds);
-  if (std::isinf(seconds)) return "forever";
+  // Past ~30 years only the magnitude matters, and llround would overflow further out.
+  if (seconds >= 1e9) return StrFormat("%.3gd", seconds / 86400);
   // Round once at the precision printed, so 3599.7s reads "1h 00m", never "59m 60s".
   if (const int64_t total = std::llround(seconds); total < 3600) {
     return StrFormat("%lldm %02llds", static_cast<long long>(total / 60),

@@ -44,7 +44,8 @@ constexpr std::string_view kWorker = R"({"cpu":2000,"memory":17179869184,"nvidia
 //   gpu:    4 * 50 / (8 * 100)            = 25.0%
 //   cpu:    4 * 2000 * 50 / (32000 * 100) = 12.5%
 std::string HalfTimeEvents(std::string_view job = "default/train") {
-  std::string events = Node(0, "gpu-a", R"({"cpu":32000,"memory":274877906944,"nvidia.com/gpu":8})");
+  std::string events =
+      Node(0, "gpu-a", R"({"cpu":32000,"memory":274877906944,"nvidia.com/gpu":8})");
   events += Submit(0, job, 4, 4);
   for (int i = 0; i < 4; ++i) {
     events += PodEvent(0, "bind", StrCat(job, "-worker-", i), job, kWorker);
@@ -108,9 +109,10 @@ TEST_CASE("utilization is rebuilt from node allocatable and pod requests") {
 TEST_CASE("a node removed half way halves the capacity-weighted denominator") {
   // Two 4-GPU nodes; b leaves at t=50; 4 GPUs in use throughout, run ends at t=100.
   //   used 4 * 100 = 400 GPU-s; allocatable 8 * 50 + 4 * 50 = 600 GPU-s -> 66.7%
-  std::string events = Node(0, "a", R"({"nvidia.com/gpu":4})") + Node(0, "b", R"({"nvidia.com/gpu":4})");
+  std::string events = Node(0, "a", R"({"nvidia.com/gpu":4})");
+  events += Node(0, "b", R"({"nvidia.com/gpu":4})");
   events += PodEvent(0, "bind", "default/j-0", "default/j", R"({"nvidia.com/gpu":4})");
-  events += R"({"t":50,"type":"node","node":"b","change":"remove","allocatable":{"nvidia.com/gpu":4}})" "\n";
+  events += R"({"t":50,"type":"node","node":"b","change":"remove"})" "\n";
   events += R"({"t":60,"type":"node","node":"a","change":"cordon"})" "\n";
   const std::string html = Render({{"x", events, R"({"cluster":{"makespan":100}})"}});
   CHECK(html.find("nvidia.com/gpu (mean 66.7%)") != std::string::npos);
@@ -225,6 +227,7 @@ TEST_CASE("durations read as people write them") {
   CHECK(FormatHumanDuration(7380) == "2h 03m");
   CHECK(FormatHumanDuration(100000) == "1d 04h");
   CHECK(FormatHumanDuration(-90) == "-1m 30s");
+  CHECK(FormatHumanDuration(1e300) == "1.16e+295d");  // absurd input, still no overflow
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -251,7 +254,8 @@ ReportRun SampleRun(std::string_view label, bool elastic) {
   constexpr int kGpus = 32;
   std::string events;
   for (int n = 0; n < 4; ++n) {
-    events += Node(0, StrCat("gpu-", n), R"({"cpu":64000,"memory":549755813888,"nvidia.com/gpu":8})");
+    events += Node(0, StrCat("gpu-", n),
+                   R"({"cpu":64000,"memory":549755813888,"nvidia.com/gpu":8})");
   }
   std::string summary_jobs;
   struct Running {
@@ -265,7 +269,7 @@ ReportRun SampleRun(std::string_view label, bool elastic) {
   std::vector<int> evictions(jobs.size(), 0);
   size_t next = 0;
   int free = kGpus;
-  const std::string worker = R"({"cpu":8000,"memory":68719476736,"nvidia.com/gpu":1})";
+  const std::string worker = R"({"cpu":6000,"memory":34359738368,"nvidia.com/gpu":1})";
   auto bind = [&](double t, int job, int index) {
     const std::string& name = jobs[job].name;
     events += PodEvent(t, "bind", StrCat(name, "-worker-", index), name, worker);

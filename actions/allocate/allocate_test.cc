@@ -1,0 +1,308 @@
+// Tests of the allocate action with the default tiers (section 4 of the spec, without the
+// elastic plugin): priority, gang | drf, predicates, proportion, nodeorder. Each cluster is small
+// enough to work out by hand; node ties go to the lower name, and nodeorder's least-requested
+// scoring sends a pod to the emptiest node that fits.
+#include "actions/allocate/allocate.h"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+
+#include "api/strings.h"
+#include "scheduler/framework/session.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+using BindMap = std::map<std::string, std::string>;
+
+constexpr char kConfig[] = R"(actions: "allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+TEST_CASE("allocate: a gang binds all of its min or nothing; other jobs still bind") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=3").Node("n2", "cpu=3");
+  // a: 3 pods of 2 cpu. The cluster has 6 cpu (so the queue's share allows all 3), but each
+  // node holds only one such pod: room for 2.
+  b.Job("a", {.min = 3, .tasks = {{"worker", 3, "cpu=2"}}});
+  b.Job("b", {.min = 1, .tasks = {{"worker", 1, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // a is first (created first) but rolls back; b then takes n1 (equal scores -> lower name).
+  CHECK(out.binds == BindMap{{"default/b-worker-0", "n1"}});
+  REQUIRE(out.job_updates.count("default/a") == 1);
+  CHECK(out.job_updates.at("default/a").reason == "Unschedulable");
+  // a-worker-0 -> n1, a-worker-1 -> n2, a-worker-2 finds 1 cpu on each: 3 - 2 = 1 unplaced.
+  CHECK(out.job_updates.at("default/a").message == "1/3 pods of gang unschedulable: 2 nodes have too little cpu");
+  CHECK(out.job_updates.at("default/b").phase == PodGroupPhase::kRunning);
+}
+
+TEST_CASE("allocate: places only the min, rank 0 first") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16").Node("n2", "cpu=16");
+  b.Job("elastic", {.min = 2, .tasks = {{"worker", 5, "cpu=1"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // min 2 of 5: workers 0 and 1 (index order); worker-0 -> n1 (tie), worker-1 -> n2 (emptier).
+  CHECK(out.bind_order == std::vector<std::string>{"default/elastic-worker-0", "default/elastic-worker-1"});
+  CHECK(out.binds == BindMap{{"default/elastic-worker-0", "n1"}, {"default/elastic-worker-1", "n2"}});
+}
+
+TEST_CASE("allocate: the master (higher task priority) is placed before the workers") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  // Workers are listed first, so only the task priority puts the master ahead.
+  b.Job("mpi", {.min = 2, .tasks = {{"worker", 4, "cpu=1"}, {"master", 1, "cpu=1", /*priority=*/10}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.bind_order == std::vector<std::string>{"default/mpi-master-0", "default/mpi-worker-0"});
+}
+
+TEST_CASE("allocate: per-role minimums pick the pods that complete every role") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  // Task order: ps-0, worker-0 (index 0), ps-1, worker-1 (index 1), ...
+  // min 3 with ps >= 1 and worker >= 2: ps-0, worker-0, then ps-1 is skipped (ps has its 1 and
+  // the last slot is owed to worker), worker-1.
+  b.Job("tf", {.min = 3,
+               .tasks = {{"ps", 2, "cpu=1"}, {"worker", 4, "cpu=1"}},
+               .min_task_member = {{"ps", 1}, {"worker", 2}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.bind_order ==
+        std::vector<std::string>{"default/tf-ps-0", "default/tf-worker-0", "default/tf-worker-1"});
+}
+
+TEST_CASE("allocate: a job already running at its min gets nothing more") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Job("running", {.min = 2, .tasks = {{"worker", 5, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("running-worker-0", "n1").Running("running-worker-1", "n1");
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("allocate: a running job below its min is topped up to it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Job("starved", {.min = 3, .tasks = {{"worker", 5, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("starved-worker-0", "n1");
+  SessionOutcome out = RunSession(b, kConfig);
+  // 1 running, min 3: workers 1 and 2.
+  CHECK(out.bind_order == std::vector<std::string>{"default/starved-worker-1", "default/starved-worker-2"});
+}
+
+TEST_CASE("allocate: queues take turns in share order, weighted") {
+  ClusterBuilder b;
+  // 8 nodes of 1 cpu: each pod takes a whole node, the first empty one by name.
+  for (int i = 1; i <= 8; ++i) b.Node(StrCat("n", i), "cpu=1");
+  b.Queue("a", 1).Queue("b", 3);
+  for (int i = 0; i < 8; ++i) {
+    b.Job(StrCat("a", i), {.queue = "a", .tasks = {{"w", 1, "cpu=1"}}});
+    b.Job(StrCat("b", i), {.queue = "b", .tasks = {{"w", 1, "cpu=1"}}});
+  }
+  SessionOutcome out = RunSession(b, kConfig);
+  // Both queues ask for 8; deserved by weight 1:3 of 8 cpu: a = 2, b = 6.
+  // Shares (allocated / deserved) before each pick, ties to the queue name:
+  //   a 0 = b 0 -> a0; a .5 > b 0 -> b0; b 1/6 -> b1; b 2/6 -> b2; a .5 = b .5 -> a1;
+  //   a is now overused (2 >= 2) -> b3, b4, b5; b is overused at 6.
+  CHECK(out.bind_order == std::vector<std::string>{"default/a0-w-0", "default/b0-w-0", "default/b1-w-0",
+                                                   "default/b2-w-0", "default/a1-w-0", "default/b3-w-0",
+                                                   "default/b4-w-0", "default/b5-w-0"});
+  CHECK(out.binds.at("default/a0-w-0") == "n1");
+  CHECK(out.binds.at("default/b5-w-0") == "n8");
+  REQUIRE(out.job_updates.count("default/a2") == 1);
+  CHECK(out.job_updates.at("default/a2").message == "queue a is overused (at or above its deserved share)");
+}
+
+TEST_CASE("allocate: a queue's capability is never exceeded") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Queue("capped", 1, "cpu=3");
+  for (int i = 0; i < 5; ++i) b.Job(StrCat("s", i), {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // 5 pods of 1 cpu, capability 3 cpu: s0, s1, s2 only.
+  CHECK(out.binds.size() == 3);
+  CHECK(out.binds.count("default/s0-w-0") == 1);
+  CHECK(out.binds.count("default/s1-w-0") == 1);
+  CHECK(out.binds.count("default/s2-w-0") == 1);
+}
+
+TEST_CASE("allocate: a gang that would cross its queue's capability waits, and says why") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Queue("capped", 1, "cpu=3");
+  // 2 pods of 2 cpu: the first fits the 3 cpu capability, the second would make it 4.
+  b.Job("g", {.queue = "capped", .min = 2, .tasks = {{"w", 2, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+  REQUIRE(out.job_updates.count("default/g") == 1);
+  CHECK(out.job_updates.at("default/g").message ==
+        "1/2 pods of gang unschedulable: queue capped would exceed its deserved share or capability");
+}
+
+TEST_CASE("allocate: node selectors and taints are respected") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4", {{"zone", "a"}});
+  b.Node("n2", "cpu=4", {}, {{"dedicated", "infra", "NoSchedule"}});
+  b.Node("n3", "cpu=4");
+  // Only n1 has zone=a, though n3 (as empty) would score the same.
+  b.Job("sel", {.tasks = {{"w", 1, "cpu=1", 0, "", {{"zone", "a"}}}}});
+  // Needs 4 cpu: n1 has 3 left, n2 is tainted, so n3.
+  b.Job("plain", {.tasks = {{"w", 1, "cpu=4"}}});
+  // Tolerates the taint; n2 is the only node with 4 cpu left.
+  b.Job("tol", {.tasks = {{"w", 1, "cpu=4", 0, "", {}, {{"dedicated", "Equal", "infra", "NoSchedule"}}}}});
+  // Untolerated, 1 cpu: n1 has 3 cpu left, n3 none, n2 tainted.
+  b.Job("late", {.tasks = {{"w", 1, "cpu=1"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds == BindMap{{"default/sel-w-0", "n1"},
+                             {"default/plain-w-0", "n3"},
+                             {"default/tol-w-0", "n2"},
+                             {"default/late-w-0", "n1"}});
+}
+
+TEST_CASE("allocate: the unschedulable explanation counts nodes by reason") {
+  ClusterBuilder b;
+  for (int i = 1; i <= 4; ++i) b.Node(StrCat("cpu", i), "cpu=32");
+  b.Node("gpu1", "cpu=32,nvidia.com/gpu=5");
+  b.Node("infra1", "cpu=32,nvidia.com/gpu=8", {}, {{"dedicated", "infra", "NoSchedule"}});
+  b.Node("infra2", "cpu=32,nvidia.com/gpu=8", {}, {{"dedicated", "infra", "NoSchedule"}});
+  b.Job("train", {.min = 8, .tasks = {{"worker", 8, "cpu=1,nvidia.com/gpu=1"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+  REQUIRE(out.job_updates.count("default/train") == 1);
+  // gpu1 takes 5 of the 8; the other 3 see 4 cpu-only nodes and gpu1 (full) short of GPUs,
+  // and 2 nodes with GPUs behind an untolerated taint.
+  CHECK(out.job_updates.at("default/train").reason == "Unschedulable");
+  CHECK(out.job_updates.at("default/train").message ==
+        "3/8 pods of gang unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra");
+}
+
+TEST_CASE("allocate: pods of other schedulers count against their nodes") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.ForeignPod("kube-proxy", "n1", "cpu=3");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // n1 has 4 - 3 = 1 cpu free: both pods go to n2 (4 cpu).
+  CHECK(out.binds == BindMap{{"default/g-w-0", "n2"}, {"default/g-w-1", "n2"}});
+}
+
+TEST_CASE("allocate: a cordoned node gets nothing") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=2");
+  b.Cordon("n1");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // n1 is emptier but cordoned; a takes n2 and b finds no room.
+  CHECK(out.binds == BindMap{{"default/a-w-0", "n2"}});
+}
+
+TEST_CASE("allocate: jobs not yet admitted are left alone") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("pending", {.tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("allocate: a gang that fits only on releasing resources is held, not bound") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=2");
+  b.Job("old", {.tasks = {{"w", 1, "cpu=4"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("old-w-0", "n1");
+  REQUIRE(b.cache().MarkReleasing("default/old-w-0").ok());
+  // g: 2 pods of 2 cpu. g-w-0 -> n2 (idle), g-w-1 -> n1 (4 cpu being released): pipelined.
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});
+  // late: created after g; n2 is held by g for the rest of the action, so it can only be
+  // pipelined onto what is left of n1's releasing 4 cpu (4 - 2 = 2).
+  b.Job("late", {.tasks = {{"w", 1, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+  REQUIRE(out.job_updates.count("default/g") == 1);
+  CHECK(out.job_updates.at("default/g").reason == "Pipelined");
+  CHECK(out.job_updates.at("default/g").message == "1/2 pods of gang wait for resources being released");
+
+  // Once the old pod is gone, g binds whole; late waits for the next free 2 cpu.
+  b.cache().DeletePod("default", "old-w-0");
+  out = RunSession(b, kConfig);
+  CHECK(out.binds == BindMap{{"default/g-w-0", "n1"}, {"default/g-w-1", "n1"}, {"default/late-w-0", "n2"}});
+}
+
+TEST_CASE("allocate: the same input gives the same decisions") {
+  auto build = [] {
+    ClusterBuilder b;
+    for (int i = 0; i < 12; ++i) b.Node(StrCat("node-", i), i % 3 == 0 ? "cpu=8,nvidia.com/gpu=4" : "cpu=8");
+    b.Queue("research", 2).Queue("prod", 1, "cpu=20");
+    for (int i = 0; i < 10; ++i) {
+      b.Job(StrCat("r", i), {.queue = "research", .min = 2, .tasks = {{"w", 3, "cpu=2"}}});
+      b.Job(StrCat("p", i), {.queue = "prod", .min = 1, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=1"}}});
+    }
+    return b;
+  };
+  SessionOutcome first = RunSession(build(), kConfig);
+  SessionOutcome second = RunSession(build(), kConfig);
+  CHECK(!first.bind_order.empty());
+  CHECK(first.bind_order == second.bind_order);
+  CHECK(first.binds == second.binds);
+  REQUIRE(first.raw.job_updates.size() == second.raw.job_updates.size());
+  for (size_t i = 0; i < first.raw.job_updates.size(); ++i) {
+    CHECK(first.raw.job_updates[i].job == second.raw.job_updates[i].job);
+    CHECK(first.raw.job_updates[i].message == second.raw.job_updates[i].message);
+  }
+}
+
+TEST_CASE("allocate: node-search arguments are validated") {
+  CHECK(NewAllocateAction(Arguments("action allocate", {{"percentageOfNodesToFind", "50"}})).ok());
+  auto unknown = NewAllocateAction(Arguments("action allocate", {{"minNodes", "5"}}));
+  REQUIRE(!unknown.ok());
+  CHECK(std::string(unknown.status().message()) ==
+        "action allocate: unknown argument \"minNodes\" (valid arguments: minNodesToFind, "
+        "minPercentageOfNodesToFind, percentageOfNodesToFind)");
+  CHECK(!NewAllocateAction(Arguments("action allocate", {{"minNodesToFind", "0"}})).ok());
+  CHECK(!NewAllocateAction(Arguments("action allocate", {{"percentageOfNodesToFind", "x"}})).ok());
+}
+
+// The benchmark of the brief: 5,000 gangs of 10 pods on 5,000 nodes in one session.
+// Run with: allocate_test "[.benchmark]"
+TEST_CASE("allocate: benchmark, 5000 gangs x 10 pods on 5000 nodes", "[.benchmark]") {
+  ClusterBuilder b;
+  for (int i = 0; i < 5000; ++i) b.Node(StrCat("node-", 10000 + i), "cpu=32,memory=128Gi");
+  for (int i = 0; i < 5000; ++i) {
+    b.Job(StrCat("job-", 10000 + i), {.min = 10, .tasks = {{"w", 10, "cpu=1,memory=2Gi"}}});
+  }
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.size() == 50000);
+  const double seconds = static_cast<double>(out.raw.duration_micros) / 1e6;
+  std::printf("allocate benchmark: %zu pods in %.3f s = %.0f pods/s\n", out.binds.size(), seconds,
+              static_cast<double>(out.binds.size()) / seconds);
+}
+
+// A saturated cluster: 2,000 nodes hold 400 of 5,000 gangs; the other 4,600 must fail fast.
+TEST_CASE("allocate: benchmark, 5000 gangs x 10 pods, 400 fit", "[.benchmark]") {
+  ClusterBuilder b;
+  for (int i = 0; i < 2000; ++i) b.Node(StrCat("node-", 10000 + i), "cpu=4,memory=16Gi");
+  for (int i = 0; i < 5000; ++i) {
+    b.Job(StrCat("job-", 10000 + i), {.min = 10, .tasks = {{"w", 10, "cpu=2,memory=2Gi"}}});
+  }
+  SessionOutcome out = RunSession(b, kConfig);
+  // 2 pods per node: 4,000 pods, 400 gangs.
+  CHECK(out.binds.size() == 4000);
+  CHECK(out.job_updates.at("default/job-14999").message ==
+        "10/10 pods of gang unschedulable: 2000 nodes have too little cpu");
+  std::printf("allocate saturated benchmark: %zu pods, %zu job updates in %.3f s\n", out.binds.size(),
+              out.raw.job_updates.size(), static_cast<double>(out.raw.duration_micros) / 1e6);
+}
+
+}  // namespace
+}  // namespace lahar

@@ -1,0 +1,99 @@
+// Tests of the backfill action, alone and after allocate, under the default tiers without the
+// elastic plugin.
+#include "actions/backfill/backfill.h"
+
+#include <catch2/catch.hpp>
+
+#include "api/strings.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+using BindMap = std::map<std::string, std::string>;
+
+constexpr char kTiers[] = R"(
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+const std::string kBackfillOnly = StrCat("actions: \"backfill\"", kTiers);
+const std::string kAllocateBackfill = StrCat("actions: \"allocate, backfill\"", kTiers);
+
+TEST_CASE("backfill: best-effort pods beyond the min go wherever a pod slot is free") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,pods=3");
+  // A driver with requests (allocate places it: the min) and three best-effort executors.
+  b.Job("spark", {.min = 1, .tasks = {{"driver", 1, "cpu=1"}, {"executor", 3, ""}}});
+  SessionOutcome out = RunSession(b, kAllocateBackfill);
+  // 3 pod slots: the driver and executors 0 and 1; executor 2 finds no slot.
+  CHECK(out.bind_order == std::vector<std::string>{"default/spark-driver-0", "default/spark-executor-0",
+                                                   "default/spark-executor-1"});
+  CHECK(out.binds.at("default/spark-executor-1") == "n1");
+}
+
+TEST_CASE("backfill: best-effort pods respect predicates") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4", {}, {{"dedicated", "infra", "NoSchedule"}});
+  b.Node("n2", "cpu=4");
+  b.Node("n3", "cpu=4");
+  b.Cordon("n3");
+  b.Job("be", {.min = 1, .tasks = {{"w", 2, ""}}});
+  SessionOutcome out = RunSession(b, kBackfillOnly);
+  // n1 is tainted and n3 cordoned: the min (w-0) and the extra (w-1) both land on n2.
+  CHECK(out.binds == BindMap{{"default/be-w-0", "n2"}, {"default/be-w-1", "n2"}});
+}
+
+TEST_CASE("backfill: a single-pod job is placed when no job ahead of it waits") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  SessionOutcome out = RunSession(b, kBackfillOnly);
+  // small comes first and binds; the gang (requests, min 2) is allocate's work, not backfill's.
+  CHECK(out.binds == BindMap{{"default/small-w-0", "n1"}});
+}
+
+TEST_CASE("backfill: nothing jumps ahead of a waiting gang") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("be", {.tasks = {{"w", 1, ""}}});
+  SessionOutcome out = RunSession(b, kBackfillOnly);
+  // The gang comes first and waits, so small (which takes resources) must wait behind it;
+  // the best-effort job takes none and still goes.
+  CHECK(out.binds == BindMap{{"default/be-w-0", "n1"}});
+}
+
+TEST_CASE("backfill: idle capacity a pipelined gang waits for stays free") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=2");
+  b.Job("old", {.tasks = {{"w", 1, "cpu=4"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("old-w-0", "n1");
+  REQUIRE(b.cache().MarkReleasing("default/old-w-0").ok());
+  // g fits on n2 plus n1's releasing 4 cpu: allocate holds it (pipelined) and lets go at its
+  // end; late could then take n2's idle 2 cpu, but g is ahead of it and waiting.
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});
+  b.Job("late", {.tasks = {{"w", 1, "cpu=2"}}});
+  SessionOutcome out = RunSession(b, kAllocateBackfill);
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("backfill: takes allocate's node-search arguments") {
+  CHECK(NewBackfillAction(Arguments("action backfill", {{"minNodesToFind", "10"}})).ok());
+  CHECK(!NewBackfillAction(Arguments("action backfill", {{"bogus", "1"}})).ok());
+}
+
+}  // namespace
+}  // namespace lahar

@@ -1,0 +1,172 @@
+// Tests of the enqueue action (with allocate where the same session should place what it
+// admits), under the default tiers without the elastic plugin.
+#include "actions/enqueue/enqueue.h"
+
+#include <catch2/catch.hpp>
+
+#include "api/strings.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+constexpr char kTiers[] = R"(
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+const std::string kEnqueueOnly = StrCat("actions: \"enqueue\"", kTiers);
+const std::string kEnqueueAllocate = StrCat("actions: \"enqueue, allocate\"", kTiers);
+
+constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
+
+PodGroupPhase PhaseOf(const SessionOutcome& out, const std::string& job) {
+  auto it = out.job_updates.find(job);
+  return it == out.job_updates.end() ? PodGroupPhase::kUnknown : it->second.phase;
+}
+
+TEST_CASE("enqueue: a pending job that fits is admitted and placed in the same session") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("p", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueAllocate);
+  CHECK(out.binds.size() == 2);
+  // Pending -> Inqueue (enqueue) -> Running (the gang is ready when the session closes).
+  CHECK(PhaseOf(out, "default/p") == PodGroupPhase::kRunning);
+}
+
+TEST_CASE("enqueue: admissions in one session add up; a smaller job after a refused one still fits") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=6"}}, .phase = kPending});
+  b.Job("b", {.tasks = {{"w", 1, "cpu=6"}}, .phase = kPending});
+  b.Job("c", {.tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueOnly);
+  // 8 free: a reserves 6 (2 left), b needs 6 (refused), c needs 2 (admitted, 0 left).
+  CHECK(PhaseOf(out, "default/a") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/b") == kPending);
+  CHECK(PhaseOf(out, "default/c") == PodGroupPhase::kInqueue);
+  CHECK(out.job_updates.at("default/b").reason == "NotEnoughResources");
+  CHECK(out.job_updates.at("default/b").message ==
+        "not admitted: the cluster has too little cpu free for minResources cpu: 6 (free: cpu: 2)");
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("enqueue: releasing pods free room; cordoned nodes and other schedulers' pods take it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=8").Node("n3", "cpu=4");
+  b.Cordon("n2");
+  b.ForeignPod("daemon", "n3", "cpu=3");
+  // An elastic job (min 1) whose extra worker is being evicted.
+  b.Job("old", {.tasks = {{"w", 2, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("old-w-0", "n1").Running("old-w-1", "n1");
+  REQUIRE(b.cache().MarkReleasing("default/old-w-1").ok());
+  b.Job("a", {.tasks = {{"w", 1, "cpu=3"}}, .phase = kPending});
+  b.Job("b", {.tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueOnly);
+  // Free: n1 4 - 4 + 2 releasing = 2, n2 cordoned, n3 4 - 3 = 1: 3 in all.
+  // a takes 3, b finds none (the queue alone, with 8 cpu of schedulable nodes, would take it).
+  CHECK(PhaseOf(out, "default/a") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/b") == kPending);
+  CHECK(out.job_updates.at("default/b").message ==
+        "not admitted: the cluster has too little cpu free for minResources cpu: 1 (free: none)");
+}
+
+TEST_CASE("enqueue: a queue's capability refuses admission") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Queue("capped", 1, "cpu=2");
+  b.Job("big", {.queue = "capped", .min = 2, .tasks = {{"w", 2, "cpu=2"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueOnly);
+  // minResources 2 x 2 = 4 cpu > capability 2.
+  CHECK(PhaseOf(out, "default/big") == kPending);
+  CHECK(out.job_updates.at("default/big").message == "not admitted: queue capped cannot take minResources cpu: 4");
+}
+
+TEST_CASE("enqueue: queues come in share order") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Queue("a", 1).Queue("b", 1);
+  b.Job("running", {.queue = "a", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("running-w-0", "n1");
+  // 2 cpu free. Queue a already holds 2 cpu, b nothing: b goes first although a's job is older
+  // and its name sorts first.
+  b.Job("aj", {.queue = "a", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  b.Job("bj", {.queue = "b", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueOnly);
+  CHECK(PhaseOf(out, "default/bj") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/aj") == kPending);
+}
+
+TEST_CASE("enqueue: without minResources, the requests of the min pods are what must fit") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Job("m", {.min = 2, .tasks = {{"w", 3, "cpu=2"}}, .phase = kPending});
+  b.Job("n", {.tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  for (const char* key : {"default/m", "default/n"}) {
+    PodGroup group = *b.cache().FindPodGroup(key);
+    group.min_resources = Resources();
+    b.cache().UpsertPodGroup(std::move(group));
+  }
+  SessionOutcome out = RunSession(b, kEnqueueOnly);
+  // m: 2 pods x 2 cpu = 4 of the 4 free; n: 1 cpu, none left.
+  CHECK(PhaseOf(out, "default/m") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/n") == kPending);
+}
+
+TEST_CASE("enqueue: a closed queue admits nothing") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  Queue closed;
+  closed.meta.name = "closed";
+  closed.open = false;
+  b.cache().UpsertQueue(closed);
+  b.Job("j", {.queue = "closed", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueAllocate);
+  CHECK(PhaseOf(out, "default/j") == kPending);
+  CHECK(out.job_updates.at("default/j").message == "not admitted: queue closed is closed");
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("enqueue: an invalid job (fewer pods than its min) is not admitted") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("short", {.min = 3, .tasks = {{"w", 2, "cpu=1"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, kEnqueueAllocate);
+  CHECK(PhaseOf(out, "default/short") == kPending);
+  CHECK(out.job_updates.at("default/short").reason == "Invalid");
+  CHECK(out.binds.empty());
+}
+
+TEST_CASE("enqueue: a pod without a PodGroup needs no admission") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  Pod pod;
+  pod.meta.name = "solo";
+  pod.meta.namespace_ = "default";
+  pod.meta.uid = "uid-solo";
+  pod.scheduler_name = "lahar";
+  pod.requests = testing::Res("cpu=1");
+  pod.limits = pod.requests;
+  b.cache().UpsertPod(pod);
+  SessionOutcome out = RunSession(b, kEnqueueAllocate);
+  CHECK(out.binds == std::map<std::string, std::string>{{"default/solo", "n1"}});
+}
+
+TEST_CASE("enqueue: takes no arguments") {
+  CHECK(NewEnqueueAction(Arguments()).ok());
+  CHECK(!NewEnqueueAction(Arguments("action enqueue", {{"overcommit-factor", "1.2"}})).ok());
+}
+
+}  // namespace
+}  // namespace lahar

@@ -1,0 +1,246 @@
+// What an elastic job's min, its elastic workers and its fulfillment are (spec section 2).
+// One definition shared by the `elastic` plugin and the `elastic-scale` and
+// `preempt-elastic-workers` actions, so that "placed last" and "evicted first" agree on which
+// pods are extras. Header-only: the plugin and the actions live in different libraries.
+//
+// Definitions, for a job with min m:
+// - max = the job's pods that have not failed (its owner's replicas);
+// - ready = placed pods plus succeeded ones (what gang readiness counts);
+// - fulfillment = (ready - m) / (max - m), exactly 1 when max <= m. Kept as a fraction so that
+//   equal scores compare equal (2/4 == 3/6) and ties fall to the stated tie-breaks;
+// - the master: when the job's tasks have different task priorities, every task of the highest
+//   priority; when they are all equal, the first task in task order (the lowest index, rank 0);
+// - elastic workers: placed tasks taken in reverse task order (highest index first), skipping the
+//   master and any task whose role would fall below its minTaskMember, at most ready - m of them.
+//   The walk stops at a task placed in the running session (Allocated / Binding): a pod being
+//   bound now is never a victim, nor is anything before it in task order.
+#ifndef LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_
+#define LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/cluster_info.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+
+inline int32_t ElasticMaxPods(const JobInfo& job) {
+  return static_cast<int32_t>(job.tasks.size()) - job.Count(TaskStatus::kFailed);
+}
+
+// (ready - min) / (max - min) as numerator / denominator (denominator > 0).
+struct Fulfillment {
+  int64_t numerator = 1;
+  int64_t denominator = 1;
+  double value() const { return static_cast<double>(numerator) / static_cast<double>(denominator); }
+};
+
+inline Fulfillment FulfillmentOf(const JobInfo& job) {
+  const int64_t span = ElasticMaxPods(job) - job.min_available;
+  if (span <= 0) return {1, 1};
+  return {job.ReadyCount() - job.min_available, span};
+}
+
+// <0 when `a` is less fulfilled than `b`, 0 when equal.
+inline int CompareFulfillment(const Fulfillment& a, const Fulfillment& b) {
+  const int64_t l = a.numerator * b.denominator;  // counts of pods: no overflow
+  const int64_t r = b.numerator * a.denominator;
+  return l < r ? -1 : (l > r ? 1 : 0);
+}
+
+// The job's tasks that satisfy `keep`, in task order.
+template <typename Keep>
+std::vector<TaskId> TasksInOrder(const Session& session, const JobInfo& job, Keep keep) {
+  std::vector<TaskId> out;
+  for (TaskId t : job.tasks) {
+    if (keep(session.task(t))) out.push_back(t);
+  }
+  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) {
+    return session.TaskOrderLess(session.task(a), session.task(b));
+  });
+  return out;
+}
+
+// True for the master task(s) of the job (see the definitions above).
+class MasterTasks {
+ public:
+  MasterTasks(const Session& session, const JobInfo& job) {
+    int32_t highest = INT32_MIN;
+    int32_t lowest = INT32_MAX;
+    for (TaskId t : job.tasks) {
+      highest = std::max(highest, session.task(t).task_priority);
+      lowest = std::min(lowest, session.task(t).task_priority);
+    }
+    if (job.tasks.empty()) return;
+    if (highest != lowest) {
+      by_priority_ = true;
+      highest_ = highest;
+      return;
+    }
+    rank0_ = job.tasks.front();
+    for (TaskId t : job.tasks) {
+      if (session.TaskOrderLess(session.task(t), session.task(rank0_))) rank0_ = t;
+    }
+  }
+  bool Contains(const TaskInfo& task) const {
+    return by_priority_ ? task.task_priority == highest_ : task.id == rank0_;
+  }
+
+ private:
+  bool by_priority_ = false;
+  int32_t highest_ = 0;
+  TaskId rank0_ = kNoId;
+};
+
+// Ready tasks (placed or succeeded) per role, for the roles with a minTaskMember.
+inline std::map<std::string, int32_t, std::less<>> ReadyPerRole(const Session& session, const JobInfo& job,
+                                                                  bool count_pipelined) {
+  std::map<std::string, int32_t, std::less<>> ready;
+  if (job.min_task_member.empty()) return ready;
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (job.min_task_member.count(task.role) == 0) continue;
+    if (IsPlaced(task.status) || task.status == TaskStatus::kSucceeded ||
+        (count_pipelined && task.status == TaskStatus::kPipelined)) {
+      ++ready[task.role];
+    }
+  }
+  return ready;
+}
+
+// The job's elastic workers in eviction order (highest index first); see the definitions above.
+inline std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
+  int32_t surplus = job.ReadyCount() - job.min_available;
+  if (surplus <= 0) return {};
+  std::vector<TaskId> placed = TasksInOrder(session, job, [](const TaskInfo& t) { return IsPlaced(t.status); });
+  MasterTasks master(session, job);
+  std::map<std::string, int32_t, std::less<>> slack = ReadyPerRole(session, job, /*count_pipelined=*/false);
+  for (auto& [role, count] : slack) count -= job.min_task_member.find(role)->second;
+  for (const auto& [role, min] : job.min_task_member) slack.emplace(role, -min);  // roles with none ready
+  std::vector<TaskId> workers;
+  for (auto it = placed.rbegin(); it != placed.rend() && surplus > 0; ++it) {
+    const TaskInfo& task = session.task(*it);
+    if (task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding) break;
+    if (master.Contains(task)) continue;
+    auto role = slack.find(task.role);
+    if (role != slack.end()) {
+      if (role->second <= 0) continue;
+      --role->second;
+    }
+    workers.push_back(task.id);
+    --surplus;
+  }
+  return workers;
+}
+
+// Requests of the job's elastic workers that sit on schedulable nodes: what taking them back
+// would free for other jobs. Admission (enqueue) counts these as reclaimable.
+inline Resources ElasticWorkerRequests(const Session& session, const JobInfo& job) {
+  Resources sum;
+  for (TaskId t : ElasticWorkers(session, job)) {
+    const TaskInfo& task = session.task(t);
+    if (task.node != kNoId && session.node(task.node).schedulable) sum += task.request;
+  }
+  return sum;
+}
+
+// The same over every job.
+inline Resources ElasticWorkerRequests(const Session& session) {
+  Resources sum;
+  for (const JobInfo& job : session.cluster().jobs) sum += ElasticWorkerRequests(session, job);
+  return sum;
+}
+
+// The pending tasks that would bring the job to its min, counting pipelined tasks as placed:
+// first what each role lacks of its minTaskMember, then what the count lacks of min, each in
+// task order; returned in task order. Empty when nothing is missing; nullopt when the job does
+// not have enough pending pods to reach its min (it cannot be helped now).
+inline std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job) {
+  int32_t need = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
+  std::map<std::string, int32_t, std::less<>> deficit;
+  std::map<std::string, int32_t, std::less<>> covered = ReadyPerRole(session, job, /*count_pipelined=*/true);
+  bool role_deficit = false;
+  for (const auto& [role, min] : job.min_task_member) {
+    auto it = covered.find(role);
+    int32_t missing = min - (it == covered.end() ? 0 : it->second);
+    if (missing > 0) {
+      deficit[role] = missing;
+      role_deficit = true;
+    }
+  }
+  if (need <= 0 && !role_deficit) return std::vector<TaskId>{};
+  std::vector<TaskId> pending =
+      TasksInOrder(session, job, [](const TaskInfo& t) { return t.status == TaskStatus::kPending; });
+  std::vector<bool> chosen(pending.size(), false);
+  int32_t count = 0;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    auto it = deficit.find(session.task(pending[i]).role);
+    if (it != deficit.end() && it->second > 0) {
+      --it->second;
+      chosen[i] = true;
+      ++count;
+    }
+  }
+  for (const auto& [role, missing] : deficit) {
+    if (missing > 0) return std::nullopt;
+  }
+  for (size_t i = 0; i < pending.size() && count < need; ++i) {
+    if (!chosen[i]) {
+      chosen[i] = true;
+      ++count;
+    }
+  }
+  if (count < need) return std::nullopt;
+  std::vector<TaskId> out;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    if (chosen[i]) out.push_back(pending[i]);
+  }
+  return out;
+}
+
+// The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks
+// (gang) agree. Pipelined tasks do not count: they are promises, not pods.
+inline bool MinPlaced(const Session& session, const JobInfo& job) {
+  if (job.ReadyCount() < job.min_available) return false;
+  if (!job.min_task_member.empty()) {
+    std::map<std::string, int32_t, std::less<>> ready = ReadyPerRole(session, job, /*count_pipelined=*/false);
+    for (const auto& [role, min] : job.min_task_member) {
+      auto it = ready.find(role);
+      if ((it == ready.end() ? 0 : it->second) < min) return false;
+    }
+  }
+  return session.JobReady(job);
+}
+
+// A job the elastic actions serve: valid, in a known queue, and admitted (Inqueue or Running).
+inline bool ElasticEligible(const Session& session, const JobInfo& job) {
+  if (job.queue == kNoId) return false;
+  if (job.phase != PodGroupPhase::kInqueue && job.phase != PodGroupPhase::kRunning) return false;
+  return !session.JobInvalidReason(job).has_value();
+}
+
+// Starving jobs, in job order: eligible jobs whose min is not covered by ready and pipelined
+// tasks and that have the pending pods to reach it (a new Inqueue job, a running job whose min
+// was raised or which lost a pod).
+inline std::vector<JobId> StarvingJobs(const Session& session) {
+  std::vector<JobId> out;
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (!ElasticEligible(session, job)) continue;
+    std::optional<std::vector<TaskId>> missing = UnplacedMinTasks(session, job);
+    if (missing.has_value() && !missing->empty()) out.push_back(job.id);
+  }
+  std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
+    return session.JobOrderLess(session.job(a), session.job(b));
+  });
+  return out;
+}
+
+}  // namespace lahar
+
+#endif  // LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_

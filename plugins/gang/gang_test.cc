@@ -1,0 +1,262 @@
+#include "plugins/gang/gang.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "scheduler/builtins.h"
+#include "scheduler/framework/session.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+
+constexpr std::string_view kConfig = R"(
+actions: "allocate"
+tiers:
+- plugins:
+  - name: gang
+)";
+
+// A session opened on the builder's snapshot; the config outlives the session that refers to it.
+class TestSession {
+ public:
+  TestSession(const ClusterBuilder& b, std::string_view yaml = kConfig) : config_(testing::MustParseConfig(yaml)) {
+    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
+    REQUIRE(session.ok());
+    session_ = std::move(*session);
+  }
+  Session* operator->() { return session_.get(); }
+  const JobInfo& job(std::string_view key) { return session_->job(session_->cluster().FindJob(key)); }
+  const TaskInfo& task(std::string_view key) {
+    for (const TaskInfo& t : session_->cluster().tasks) {
+      if (t.key() == key) return t;
+    }
+    FAIL("no task " << key);
+    throw;
+  }
+  void Place(std::string_view task_key, TaskStatus status = TaskStatus::kAllocated) {
+    session_->SetTaskStatus(task(task_key).id, status, 0);
+  }
+  const JobStatusUpdate* update(std::string_view job_key) {
+    const JobId id = session_->cluster().FindJob(job_key);
+    for (const JobStatusUpdate& u : session_->job_updates()) {
+      if (u.job == id) return &u;
+    }
+    return nullptr;
+  }
+
+ private:
+  SchedulerConfig config_;
+  std::unique_ptr<Session> session_;
+};
+
+void MarkFailed(ClusterBuilder& b, const std::string& pod_key) {
+  Pod pod = *b.cache().FindPod(pod_key);
+  pod.phase = PodPhase::kFailed;
+  b.cache().UpsertPod(std::move(pod));
+}
+
+TEST_CASE("a job with fewer pods than minMember is invalid, and says how many it has") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("short", {.min = 3, .tasks = {{"worker", 2, "cpu=1"}}});
+  b.Job("whole", {.min = 3, .tasks = {{"worker", 3, "cpu=1"}}});
+  TestSession s(b);
+  CHECK(s->JobInvalidReason(s.job("default/short")) == "NotEnoughPods: 2/3 pods, minAvailable 3");
+  CHECK(s->JobInvalidReason(s.job("default/whole")) == std::nullopt);
+}
+
+TEST_CASE("failed pods do not count towards minMember") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 3, .tasks = {{"worker", 3, "cpu=1"}}});
+  MarkFailed(b, "default/job-worker-1");
+  TestSession s(b);
+  CHECK(s->JobInvalidReason(s.job("default/job")) == "NotEnoughPods: 2/3 pods, minAvailable 3");
+}
+
+TEST_CASE("a job missing pods of a minTaskMember role is invalid") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2,
+                .tasks = {{"worker", 3, "cpu=1"}},
+                .min_task_member = {{"ps", 1}, {"worker", 1}}});
+  TestSession s(b);
+  CHECK(s->JobInvalidReason(s.job("default/job")) == "NotEnoughPods: 0/1 pods of role ps, minTaskMember 1");
+}
+
+TEST_CASE("a job is ready once minMember of its tasks are placed") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2, .tasks = {{"worker", 3, "cpu=1"}}});
+  TestSession s(b);
+  CHECK_FALSE(s->JobReady(s.job("default/job")));
+  s.Place("default/job-worker-0");
+  CHECK_FALSE(s->JobReady(s.job("default/job")));  // 1 of 2
+  s.Place("default/job-worker-1");
+  CHECK(s->JobReady(s.job("default/job")));  // 2 of 2
+}
+
+TEST_CASE("readiness also needs every minTaskMember role at its minimum") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2,
+                .tasks = {{"ps", 1, "cpu=1"}, {"worker", 3, "cpu=1"}},
+                .min_task_member = {{"ps", 1}, {"worker", 1}}});
+  TestSession s(b);
+  s.Place("default/job-worker-0");
+  s.Place("default/job-worker-1");
+  CHECK_FALSE(s->JobReady(s.job("default/job")));  // 2 placed >= min 2, but ps 0 of 1
+  s.Place("default/job-ps-0");
+  CHECK(s->JobReady(s.job("default/job")));
+}
+
+TEST_CASE("pipelined tasks count for pipelining and starvation, not for readiness") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2, .tasks = {{"worker", 2, "cpu=1"}}});
+  TestSession s(b);
+  s.Place("default/job-worker-0");
+  CHECK_FALSE(s->JobPipelined(s.job("default/job")));  // 1 of 2: gang votes reject
+  CHECK(s->JobStarving(s.job("default/job")));
+  s.Place("default/job-worker-1", TaskStatus::kPipelined);
+  CHECK(s->JobPipelined(s.job("default/job")));  // 1 placed + 1 pipelined
+  CHECK_FALSE(s->JobStarving(s.job("default/job")));
+  CHECK_FALSE(s->JobReady(s.job("default/job")));
+}
+
+TEST_CASE("jobs that do not have their gang yet go before jobs that do") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("running", {.min = 1, .tasks = {{"worker", 2, "cpu=1"}}});
+  b.Job("waiting", {.min = 1, .tasks = {{"worker", 1, "cpu=1"}}});
+  b.Running("running-worker-0", "n1");
+  TestSession s(b);
+  // "running" is older, so without gang it would go first.
+  CHECK(s->JobOrderLess(s.job("default/waiting"), s.job("default/running")));
+  CHECK_FALSE(s->JobOrderLess(s.job("default/running"), s.job("default/waiting")));
+}
+
+TEST_CASE("only pods above a job's minMember are preemption or reclaim victims") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16,memory=16Gi");
+  b.Job("elastic", {.min = 2, .tasks = {{"worker", 4, "cpu=1"}}});
+  b.Job("exact", {.min = 2, .tasks = {{"worker", 2, "cpu=1"}}});
+  b.Job("preemptor", {.tasks = {{"worker", 1, "cpu=1"}}});
+  for (int i = 0; i < 4; ++i) b.Running("elastic-worker-" + std::to_string(i), "n1");
+  b.Running("exact-worker-0", "n1").Running("exact-worker-1", "n1");
+  TestSession s(b);
+  std::vector<TaskId> candidates;
+  for (std::string_view key : {"default/elastic-worker-3", "default/elastic-worker-2", "default/elastic-worker-1",
+                               "default/elastic-worker-0", "default/exact-worker-1", "default/exact-worker-0"}) {
+    candidates.push_back(s.task(key).id);
+  }
+  // elastic: 4 ready - min 2 = 2 victims, taken in the order offered; exact: 2 - 2 = none.
+  const std::vector<TaskId> expected = {s.task("default/elastic-worker-2").id, s.task("default/elastic-worker-3").id};
+  const TaskInfo& preemptor = s.task("default/preemptor-worker-0");
+  CHECK(s->Preemptable(preemptor, candidates) == expected);
+  CHECK(s->Reclaimable(preemptor, candidates) == expected);
+}
+
+TEST_CASE("a role's pods at its minTaskMember are never victims, even when the job has surplus") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16,memory=16Gi");
+  b.Job("job", {.min = 2, .tasks = {{"ps", 1, "cpu=1"}, {"worker", 3, "cpu=1"}}, .min_task_member = {{"ps", 1}}});
+  b.Job("preemptor", {.tasks = {{"worker", 1, "cpu=1"}}});
+  b.Running("job-ps-0", "n1").Running("job-worker-0", "n1").Running("job-worker-1", "n1").Running("job-worker-2", "n1");
+  TestSession s(b);
+  const std::vector<TaskId> candidates = {s.task("default/job-ps-0").id, s.task("default/job-worker-2").id,
+                                          s.task("default/job-worker-1").id, s.task("default/job-worker-0").id};
+  // 4 ready - min 2 = 2 victims; the only ps is at its minimum of 1.
+  const std::vector<TaskId> expected = {s.task("default/job-worker-1").id, s.task("default/job-worker-2").id};
+  CHECK(s->Preemptable(s.task("default/preemptor-worker-0"), candidates) == expected);
+}
+
+TEST_CASE("at session close, a job still waiting for its gang is marked Unschedulable") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("waiting", {.min = 3, .tasks = {{"worker", 4, "cpu=1"}}});
+  b.Job("done", {.min = 1, .tasks = {{"worker", 1, "cpu=1"}}});
+  b.Running("done-worker-0", "n1");
+  TestSession s(b);
+  s.Place("default/waiting-worker-0");
+  s->Close();
+  const JobStatusUpdate* waiting = s.update("default/waiting");
+  REQUIRE(waiting != nullptr);
+  CHECK(waiting->reason == "Unschedulable");
+  // min 3 - 1 placed = 2 short, of 4 pods.
+  CHECK(waiting->message == "2/4 tasks in gang unschedulable: 1 of minAvailable 3 ready");
+  const JobStatusUpdate* done = s.update("default/done");
+  CHECK((done == nullptr || done->message.empty()));
+}
+
+TEST_CASE("gang keeps the more specific message an action set for a job") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("waiting", {.min = 2, .tasks = {{"worker", 2, "cpu=1"}}});
+  TestSession s(b);
+  const JobId job = s.job("default/waiting").id;
+  s->SetJobCondition(job, "Unschedulable", "2/2 tasks in gang unschedulable: 1 node has too little cpu");
+  s->Close();
+  CHECK(s.update("default/waiting")->message == "2/2 tasks in gang unschedulable: 1 node has too little cpu");
+}
+
+TEST_CASE("an invalid job is reported with the reason it can never run") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("short", {.min = 3, .tasks = {{"worker", 2, "cpu=1"}}});
+  TestSession s(b);
+  s->Close();
+  REQUIRE(s.update("default/short") != nullptr);
+  CHECK(s.update("default/short")->message == "NotEnoughPods: 2/3 pods, minAvailable 3");
+}
+
+TEST_CASE("a job whose gang only waits for evictions to finish is not called unschedulable") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2, .tasks = {{"worker", 3, "cpu=1"}}});
+  TestSession s(b);
+  s.Place("default/job-worker-0", TaskStatus::kPipelined);
+  s.Place("default/job-worker-1", TaskStatus::kPipelined);
+  s->Close();
+  const JobStatusUpdate* update = s.update("default/job");
+  CHECK((update == nullptr || update->message.empty()));
+}
+
+
+// The default tiers of the spec (section 4) without the elastic plugin, for end-to-end cases
+// through the allocate action.
+constexpr std::string_view kDefaultTiers = R"(
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+TEST_CASE("end to end: a gang binds whole when it fits, and not at all when it does not") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,memory=16Gi").Node("n2", "cpu=4,memory=16Gi");
+  b.Job("fits", {.min = 2, .tasks = {{"worker", 2, "cpu=3"}}});
+  b.Job("too-big", {.min = 3, .tasks = {{"worker", 3, "cpu=3"}}});
+  testing::SessionOutcome out = testing::RunSession(b, kDefaultTiers);
+  // fits: one 3-cpu pod per node; too-big would need a third node, so none of it binds.
+  CHECK(out.BoundCount("default/fits") == 2);
+  CHECK(out.BoundCount("default/too-big") == 0);
+  CHECK(out.job_updates.at("default/fits").phase == PodGroupPhase::kRunning);
+  CHECK(out.job_updates.at("default/too-big").reason == "Unschedulable");
+}
+
+}  // namespace
+}  // namespace lahar

@@ -1,0 +1,328 @@
+#include "plugins/proportion/proportion.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "scheduler/builtins.h"
+#include "scheduler/framework/session.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::Res;
+
+constexpr std::string_view kConfig = R"(
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: proportion
+)";
+
+// A session opened on the builder's snapshot; the config outlives the session that refers to it.
+class TestSession {
+ public:
+  explicit TestSession(const ClusterBuilder& b) : config_(testing::MustParseConfig(kConfig)) {
+    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
+    REQUIRE(session.ok());
+    session_ = std::move(*session);
+  }
+  Session* operator->() { return session_.get(); }
+  const JobInfo& job(std::string_view key) { return session_->job(session_->cluster().FindJob(key)); }
+  const QueueInfo& queue(std::string_view name) { return session_->queue(session_->cluster().FindQueue(name)); }
+  const TaskInfo& task(std::string_view key) {
+    for (const TaskInfo& t : session_->cluster().tasks) {
+      if (t.key() == key) return t;
+    }
+    FAIL("no task " << key);
+    throw;
+  }
+  Resources deserved(std::string_view queue_name) {
+    return session_->queue_deserved().at(session_->cluster().FindQueue(queue_name));
+  }
+
+ private:
+  SchedulerConfig config_;
+  std::unique_ptr<Session> session_;
+};
+
+QueueDemand Demand(int32_t weight, std::string_view request, std::string_view capability = "",
+                   std::string_view guarantee = "", std::string_view deserved = "") {
+  return {weight, Res(capability), Res(guarantee), Res(request), Res(deserved)};
+}
+
+int64_t Gpus(const Resources& r) { return r.Get(kNvidiaGpu); }
+
+// ---- ComputeDeservedShares ----
+
+TEST_CASE("deserved shares split the cluster by weight") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=12"),
+                                 {Demand(1, "nvidia.com/gpu=100"), Demand(2, "nvidia.com/gpu=100")});
+  CHECK(Gpus(d[0]) == 4);  // 12 GPUs, weights 1:2 -> 4 and 8
+  CHECK(Gpus(d[1]) == 8);
+}
+
+TEST_CASE("a queue never deserves more than it requests; the rest flows to the others") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=12"),
+                                 {Demand(1, "nvidia.com/gpu=2"), Demand(1, "nvidia.com/gpu=20")});
+  // Round 1: 6 and 6; the first is capped at its request of 2, 4 remain.
+  // Round 2: only the second is left and takes the 4: 6 + 4 = 10.
+  CHECK(Gpus(d[0]) == 2);
+  CHECK(Gpus(d[1]) == 10);
+}
+
+TEST_CASE("a queue's capability caps its deserved share in the dimensions it names") {
+  auto d = ComputeDeservedShares(Res("cpu=24,nvidia.com/gpu=12"),
+                                 {Demand(1, "cpu=100,nvidia.com/gpu=100", "nvidia.com/gpu=3"),
+                                  Demand(1, "cpu=100,nvidia.com/gpu=100")});
+  // GPUs: round 1 gives 6 and 6, the first capped at 3 (3 remain); round 2 offers 1.5 each, the
+  // first stays at 3 (done), the second has 7.5; round 3 gives the second the last 1.5: 9.
+  CHECK(Gpus(d[0]) == 3);
+  CHECK(Gpus(d[1]) == 9);
+  // cpu is not capped: 24 split 1:1.
+  CHECK(d[0].Get(kCpu) == 12'000);
+  CHECK(d[1].Get(kCpu) == 12'000);
+}
+
+TEST_CASE("a guarantee is reserved for its queue before weights apply") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=12"),
+                                 {Demand(1, "nvidia.com/gpu=12", "", "nvidia.com/gpu=8"),
+                                  Demand(1, "nvidia.com/gpu=12")});
+  // Weights alone would give 6 and 6; the first is floored at its guarantee of 8, and the second
+  // is capped at 12 - 8 = 4, what the other queue's guarantee leaves.
+  CHECK(Gpus(d[0]) == 8);
+  CHECK(Gpus(d[1]) == 4);
+}
+
+TEST_CASE("a guarantee holds even for a queue without demand") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=12"),
+                                 {Demand(1, "", "", "nvidia.com/gpu=2"), Demand(1, "nvidia.com/gpu=20")});
+  CHECK(Gpus(d[0]) == 2);
+  CHECK(Gpus(d[1]) == 10);  // 12 - 2 guaranteed to the first
+}
+
+TEST_CASE("an explicit deserved in the Queue spec is taken as is, capped by capability") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=12"),
+                                 {Demand(1, "nvidia.com/gpu=1", "", "", "nvidia.com/gpu=5"),
+                                  Demand(1, "nvidia.com/gpu=20"),
+                                  Demand(1, "nvidia.com/gpu=20", "nvidia.com/gpu=2", "", "nvidia.com/gpu=4")});
+  CHECK(Gpus(d[0]) == 5);  // even above its request of 1
+  CHECK(Gpus(d[2]) == 2);  // 4 capped by capability 2
+  CHECK(Gpus(d[1]) == 5);  // 12 - 5 - 2
+}
+
+TEST_CASE("units left over by rounding go to the largest remainders, so none is lost") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=10"),
+                                 {Demand(1, "nvidia.com/gpu=10"), Demand(2, "nvidia.com/gpu=10")});
+  // 10 × 1/3 = 3.33 -> 3, 10 × 2/3 = 6.67 -> 6; the 1 left goes to the larger remainder (.67).
+  CHECK(Gpus(d[0]) == 3);
+  CHECK(Gpus(d[1]) == 7);
+  auto even = ComputeDeservedShares(Res("nvidia.com/gpu=1"),
+                                    {Demand(1, "nvidia.com/gpu=1"), Demand(1, "nvidia.com/gpu=1")});
+  CHECK(Gpus(even[0]) == 1);  // a tie goes to the first queue
+  CHECK(Gpus(even[1]) == 0);
+}
+
+TEST_CASE("a queue deserves nothing of a resource it does not request") {
+  auto d = ComputeDeservedShares(Res("cpu=10,nvidia.com/gpu=8"),
+                                 {Demand(1, "cpu=4"), Demand(1, "cpu=20,nvidia.com/gpu=20")});
+  CHECK(d[0] == Res("cpu=4"));
+  CHECK(d[1] == Res("cpu=6,nvidia.com/gpu=8"));
+}
+
+// ---- The plugin in a session ----
+
+// 8 GPUs; queues a and b of equal weight, each with a job of 6 one-GPU workers: each deserves 4.
+ClusterBuilder TwoTeams(int a_running, int b_running) {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Queue("a", 1).Queue("b", 1);
+  b.Job("ja", {.queue = "a", .min = 1, .tasks = {{"worker", 6, "nvidia.com/gpu=1"}}});
+  b.Job("jb", {.queue = "b", .min = 1, .tasks = {{"worker", 6, "nvidia.com/gpu=1"}}});
+  for (int i = 0; i < a_running; ++i) b.Running("ja-worker-" + std::to_string(i), "n1");
+  for (int i = 0; i < b_running; ++i) b.Running("jb-worker-" + std::to_string(i), "n1");
+  return b;
+}
+
+TEST_CASE("proportion reports each queue's deserved share to the session") {
+  ClusterBuilder b = TwoTeams(0, 0);
+  TestSession s(b);
+  CHECK(s.deserved("a") == Res("nvidia.com/gpu=4"));  // requests 6 and 6 of 8 GPUs, 1:1
+  CHECK(s.deserved("b") == Res("nvidia.com/gpu=4"));
+  CHECK(s.deserved("default").IsZero());  // no jobs, no guarantee
+}
+
+TEST_CASE("the queue using less of its deserved share goes first") {
+  ClusterBuilder b = TwoTeams(3, 1);
+  TestSession s(b);
+  // a: 3/4, b: 1/4. Without proportion, queues go by name: a first.
+  CHECK(s->QueueOrderLess(s.queue("b"), s.queue("a")));
+  CHECK_FALSE(s->QueueOrderLess(s.queue("a"), s.queue("b")));
+}
+
+TEST_CASE("a queue is overused once it holds its deserved share") {
+  ClusterBuilder b = TwoTeams(4, 3);
+  TestSession s(b);
+  CHECK(s->Overused(s.queue("a")));        // 4 of 4
+  CHECK_FALSE(s->Overused(s.queue("b")));  // 3 of 4
+  CHECK(s->Overused(s.queue("default")));  // deserves nothing (Volcano's rule)
+  s->SetTaskStatus(s.task("default/jb-worker-3").id, TaskStatus::kAllocated, 0);
+  CHECK(s->Overused(s.queue("b")));  // the allocation counted: 4 of 4
+}
+
+TEST_CASE("a task is allocatable only while its queue stays within its deserved share") {
+  ClusterBuilder b = TwoTeams(4, 3);
+  TestSession s(b);
+  CHECK_FALSE(s->Allocatable(s.queue("a"), s.task("default/ja-worker-4")));  // 4 + 1 > 4
+  CHECK(s->Allocatable(s.queue("b"), s.task("default/jb-worker-3")));        // 3 + 1 <= 4
+  s->SetTaskStatus(s.task("default/jb-worker-3").id, TaskStatus::kPipelined, 0);
+  CHECK_FALSE(s->Allocatable(s.queue("b"), s.task("default/jb-worker-4")));  // pipelined counts: 5 > 4
+  s->SetTaskStatus(s.task("default/jb-worker-3").id, TaskStatus::kPending, kNoId);
+  CHECK(s->Allocatable(s.queue("b"), s.task("default/jb-worker-4")));  // and is given back
+}
+
+TEST_CASE("the queue using more than its share goes last once allocations change it") {
+  ClusterBuilder b = TwoTeams(2, 2);
+  TestSession s(b);
+  CHECK(s->QueueOrderLess(s.queue("a"), s.queue("b")));  // 2/4 = 2/4: by name
+  s->SetTaskStatus(s.task("default/ja-worker-2").id, TaskStatus::kAllocated, 0);
+  CHECK(s->QueueOrderLess(s.queue("b"), s.queue("a")));  // a 3/4 > b 2/4
+}
+
+// A queue "team" with a GPU capability, one job running 2 GPUs, and Pending jobs asking for more.
+ClusterBuilder CappedTeam(std::string_view capability) {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Queue("team", 1, capability);
+  b.Job("running", {.queue = "team", .min = 2, .tasks = {{"worker", 2, "nvidia.com/gpu=1"}}});
+  b.Running("running-worker-0", "n1").Running("running-worker-1", "n1");
+  b.Job("two", {.queue = "team", .min = 2, .tasks = {{"worker", 2, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("three", {.queue = "team", .min = 3, .tasks = {{"worker", 3, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  return b;
+}
+
+TEST_CASE("a job is enqueued only when its minResources fit under its queue's capability") {
+  ClusterBuilder b = CappedTeam("nvidia.com/gpu=4");
+  TestSession s(b);
+  CHECK(s->JobEnqueueable(s.job("default/two")));          // 2 + 2 held <= 4
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/three")));  // 3 + 2 held > 4
+}
+
+TEST_CASE("jobs admitted but not yet running count against the capability") {
+  ClusterBuilder b = CappedTeam("nvidia.com/gpu=6");
+  b.Job("admitted", {.queue = "team", .min = 2, .tasks = {{"worker", 2, "nvidia.com/gpu=1"}}});  // Inqueue
+  TestSession s(b);
+  CHECK(s->JobEnqueueable(s.job("default/two")));          // 2 + 2 held + 2 admitted <= 6
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/three")));  // 3 + 2 + 2 > 6
+}
+
+TEST_CASE("a job the enqueue action admitted after its vote counts for the next vote") {
+  ClusterBuilder b = CappedTeam("nvidia.com/gpu=6");
+  b.Job("one", {.queue = "team", .min = 1, .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  TestSession s(b);
+  const JobInfo& two = s.job("default/two");
+  REQUIRE(s->JobEnqueueable(two));  // 2 + 2 held <= 6
+  s->SetJobPhase(two.id, PodGroupPhase::kInqueue);
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/three")));  // 3 + 2 held + 2 admitted > 6
+  CHECK(s->JobEnqueueable(s.job("default/one")));           // 1 + 2 + 2 <= 6
+}
+
+TEST_CASE("other queues' guarantees are kept out of a queue's reach at enqueue") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Queue("team", 1).Queue("reserved", 1, "", "nvidia.com/gpu=5");
+  b.Job("three", {.queue = "team", .min = 3, .tasks = {{"worker", 3, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("four", {.queue = "team", .min = 4, .tasks = {{"worker", 4, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  TestSession s(b);
+  CHECK(s->JobEnqueueable(s.job("default/three")));        // 3 <= 8 - 5
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/four")));   // 4 > 8 - 5
+}
+
+TEST_CASE("a closed queue admits no job") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  Queue closed;
+  closed.meta.name = "closed";
+  closed.open = false;
+  b.cache().UpsertQueue(closed);
+  b.Job("job", {.queue = "closed", .min = 1, .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  TestSession s(b);
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/job")));
+}
+
+TEST_CASE("a queue above its deserved share gives back tasks until it is within it") {
+  ClusterBuilder b = TwoTeams(6, 1);
+  TestSession s(b);
+  // a holds 6 of its deserved 4: the first two candidates bring it to 4, the third is spared.
+  const std::vector<TaskId> candidates = {s.task("default/ja-worker-5").id, s.task("default/ja-worker-4").id,
+                                          s.task("default/ja-worker-3").id, s.task("default/jb-worker-0").id};
+  const std::vector<TaskId> expected = {s.task("default/ja-worker-4").id, s.task("default/ja-worker-5").id};
+  CHECK(s->Reclaimable(s.task("default/jb-worker-1"), candidates) == expected);
+}
+
+
+// The default tiers of the spec (section 4) without the elastic plugin, for end-to-end cases
+// through the allocate action.
+constexpr std::string_view kDefaultTiers = R"(
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+TEST_CASE("rounds work on exact amounts, so small counts still split by weight") {
+  auto d = ComputeDeservedShares(Res("nvidia.com/gpu=8"), {Demand(1, ""), Demand(3, "nvidia.com/gpu=8"),
+                                                           Demand(1, "nvidia.com/gpu=8")});
+  // Round 1 over weights 1+3+1: 1.6 to the first (which requests nothing: 0), 4.8 and 1.6;
+  // round 2 splits the 1.6 left 3:1: 4.8 + 1.2 = 6 and 1.6 + .4 = 2.
+  CHECK(Gpus(d[0]) == 0);
+  CHECK(Gpus(d[1]) == 6);
+  CHECK(Gpus(d[2]) == 2);
+}
+
+TEST_CASE("end to end: queues get GPUs in proportion to their weights") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Queue("small", 1).Queue("large", 3);
+  for (int i = 0; i < 8; ++i) {
+    b.Job("s" + std::to_string(i), {.queue = "small", .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}});
+    b.Job("l" + std::to_string(i), {.queue = "large", .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}});
+  }
+  testing::SessionOutcome out = testing::RunSession(b, kDefaultTiers);
+  // Both ask for 8 of 8 GPUs; weights 1:3 -> 2 and 6.
+  int small = 0;
+  int large = 0;
+  for (const auto& bind : out.raw.binds) (bind.job[8] == 's' ? small : large) += 1;  // "default/s3"
+  CHECK(small == 2);
+  CHECK(large == 6);
+}
+
+TEST_CASE("end to end: enqueue admits jobs only up to the queue's capability") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Queue("team", 1, "nvidia.com/gpu=2");
+  for (std::string name : {"a", "b", "c"}) {
+    b.Job(name, {.queue = "team", .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  }
+  testing::SessionOutcome out = testing::RunSession(b, kDefaultTiers);
+  // a and b fit under 2 GPUs; c would make 3 (the cluster has room, the queue does not).
+  CHECK(out.BoundCount("default/a") == 1);
+  CHECK(out.BoundCount("default/b") == 1);
+  CHECK(out.BoundCount("default/c") == 0);
+  CHECK(out.job_updates.at("default/c").phase == PodGroupPhase::kPending);
+  CHECK(out.job_updates.at("default/c").reason == "NotEnoughResources");
+}
+
+}  // namespace
+}  // namespace lahar
