@@ -98,7 +98,8 @@ struct JobInfo {
   // Placed tasks plus succeeded ones: what gang readiness counts.
   int32_t ReadyCount() const;
   int32_t PlacedCount() const;
-  int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) + Count(TaskStatus::kSucceeded); }
+  // Pods the owner created: `tasks` holds every pod of the job, finished ones included.
+  int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) - Count(TaskStatus::kFailed); }
   bool IsElastic() const { return MaxCount() > min_available; }
 };
 

@@ -93,8 +93,13 @@ int32_t ClusterCache::ConstraintClass(const Pod& pod) {
   return it->second;
 }
 
+void ClusterCache::MarkDirty(std::string_view job_key) {
+  if (!all_dirty_) dirty_jobs_.emplace(job_key);
+}
+
 void ClusterCache::Unlink(const std::string& pod_key, const PodEntry& entry) {
   if (!entry.pod) return;
+  if (entry.ours) MarkDirty(entry.job_key);
   if (entry.ours) {
     auto job = job_pods_.find(entry.job_key);
     if (job != job_pods_.end()) {
@@ -127,6 +132,7 @@ void ClusterCache::UpsertPod(Pod pod) {
   entry.index = PodIndex(pod);
   entry.pod = std::make_shared<const Pod>(std::move(pod));
   if (entry.ours) {
+    MarkDirty(entry.job_key);
     job_pods_[entry.job_key][it->first] = &entry;
   } else if (!entry.pod->node_name.empty()) {
     foreign_pods_[it->first] = &entry;
@@ -142,6 +148,7 @@ void ClusterCache::DeletePod(std::string_view ns, std::string_view name) {
 
 void ClusterCache::UpsertPodGroup(PodGroup group) {
   std::string key = Key(group.meta.namespace_, group.meta.name);
+  MarkDirty(key);
   auto it = pod_groups_.find(key);
   if (it == pod_groups_.end()) {
     pod_groups_.emplace(key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis});
@@ -152,27 +159,34 @@ void ClusterCache::UpsertPodGroup(PodGroup group) {
 
 void ClusterCache::DeletePodGroup(std::string_view ns, std::string_view name) {
   auto it = pod_groups_.find(Key(ns, name));
-  if (it != pod_groups_.end()) pod_groups_.erase(it);
+  if (it != pod_groups_.end()) {
+    MarkDirty(it->first);
+    pod_groups_.erase(it);
+  }
 }
 
 void ClusterCache::UpsertQueue(Queue queue) {
   std::string name = queue.meta.name;
   queues_[name] = std::move(queue);
+  MarkAllDirty();  // queue ids may shift
 }
 
 void ClusterCache::DeleteQueue(std::string_view name) {
   auto it = queues_.find(name);
   if (it != queues_.end()) queues_.erase(it);
+  MarkAllDirty();
 }
 
 void ClusterCache::UpsertPriorityClass(PriorityClass priority_class) {
   std::string name = priority_class.meta.name;
   priority_classes_[name] = std::move(priority_class);
+  MarkAllDirty();  // job priorities may change
 }
 
 void ClusterCache::DeletePriorityClass(std::string_view name) {
   auto it = priority_classes_.find(name);
   if (it != priority_classes_.end()) priority_classes_.erase(it);
+  MarkAllDirty();
 }
 
 absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_view node_name) {
@@ -185,6 +199,7 @@ absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_vie
   pod->node_name = std::string(node_name);
   it->second.pod = std::move(pod);
   it->second.assumed_bound = true;
+  MarkDirty(it->second.job_key);
   return absl::OkStatus();
 }
 
@@ -192,6 +207,7 @@ absl::Status ClusterCache::MarkReleasing(std::string_view pod_key) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
   it->second.releasing = true;
+  MarkDirty(it->second.job_key);
   return absl::OkStatus();
 }
 
@@ -199,11 +215,13 @@ absl::Status ClusterCache::SetPodGroupPhase(std::string_view job_key, PodGroupPh
   auto it = pod_groups_.find(job_key);
   if (it == pod_groups_.end()) return absl::NotFoundError(StrCat("podgroup ", job_key, " is not in the cache"));
   it->second.group.phase = phase;
+  MarkDirty(job_key);
   return absl::OkStatus();
 }
 
 void ClusterCache::RecordScale(std::string_view job_key, Millis when) {
   last_scale_[std::string(job_key)] = when;
+  MarkDirty(job_key);
 }
 
 const Pod* ClusterCache::FindPod(std::string_view key) const {
@@ -246,6 +264,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     snap.queues.push_back(std::move(info));
   }
   for (const QueueInfo& q : snap.queues) queue_ids[q.name] = q.id;
+  const QueueId default_queue_id = queue_ids.at(options_.default_queue);
 
   int32_t default_priority = 0;
   for (const auto& [name, pc] : priority_classes_) {
@@ -291,89 +310,46 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     if (pod.meta.deleting) info.releasing += pod.requests;
   }
 
-  // Jobs in namespace/name order: PodGroups (with or without pods) and lone pods of ours.
-  auto group_it = pod_groups_.begin();
-  auto pods_it = job_pods_.begin();
-  static const std::map<std::string_view, const PodEntry*> kNoPods;
-  while (group_it != pod_groups_.end() || pods_it != job_pods_.end()) {
-    const PodGroupEntry* group = nullptr;
-    const std::map<std::string_view, const PodEntry*>* members = &kNoPods;
-    if (pods_it == job_pods_.end() || (group_it != pod_groups_.end() && group_it->first < pods_it->first)) {
-      group = &group_it->second;
-      ++group_it;
-    } else if (group_it == pod_groups_.end() || pods_it->first < group_it->first) {
-      members = &pods_it->second;
-      ++pods_it;
-    } else {
-      group = &group_it->second;
-      members = &pods_it->second;
-      ++group_it;
-      ++pods_it;
-    }
-    const PodEntry* lone = nullptr;
-    if (group == nullptr) {
-      // Pods naming a PodGroup that has not arrived yet wait for it; a pod without a group
-      // annotation is a job of its own.
-      if (members->size() != 1 || members->begin()->second->job_key.back() != kLonePodSuffix[0]) continue;
-      lone = members->begin()->second;
-    }
-    JobInfo job;
-    job.id = static_cast<JobId>(snap.jobs.size());
-    if (group != nullptr) {
-      const PodGroup& pg = group->group;
-      job.namespace_ = pg.meta.namespace_;
-      job.name = pg.meta.name;
-      job.uid = pg.meta.uid;
-      job.min_available = pg.min_member;
-      job.min_task_member = pg.min_task_member;
-      job.min_resources = pg.min_resources;
-      job.priority_class_name = pg.priority_class_name;
-      job.priority = priority_of(pg.priority_class_name, default_priority);
-      job.phase = pg.phase;
-      job.creation_timestamp = pg.meta.creation_timestamp;
-      job.creation_order = group->creation_order;
-      auto q = queue_ids.find(pg.queue);
+  // Bring the job blocks up to date, then lay them out in namespace/name order.
+  if (all_dirty_) {
+    blocks_.clear();
+    for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
+    for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
+    all_dirty_ = false;
+  }
+  for (const std::string& key : dirty_jobs_) {
+    JobBlock& block = blocks_[key];
+    RebuildBlock(key, block);
+    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(key);
+  }
+  dirty_jobs_.clear();
+
+  for (const auto& [key, block] : blocks_) {
+    if (!block.exists) continue;
+    const auto job_id = static_cast<JobId>(snap.jobs.size());
+    const auto offset = static_cast<TaskId>(snap.tasks.size());
+    snap.jobs.push_back(block.job);
+    JobInfo& job = snap.jobs.back();
+    job.id = job_id;
+    // Queue ids and priorities depend on every queue and class: resolved per snapshot.
+    int32_t class_priority =
+        block.priority_class->empty() ? default_priority : priority_of(*block.priority_class, default_priority);
+    if (job.has_pod_group) {
+      auto q = queue_ids.find(*block.queue);
       job.queue = q == queue_ids.end() ? kNoId : q->second;
-      auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
-      if (cooldown != pg.meta.annotations.end()) {
-        auto parsed = ParseDuration(cooldown->second);
-        if (parsed.ok()) job.cooldown_override = *parsed;
-      }
+      job.priority = class_priority;
     } else {
-      const Pod& pod = *lone->pod;
-      job.namespace_ = pod.meta.namespace_;
-      job.name = pod.meta.name;
-      job.uid = pod.meta.uid;
-      job.has_pod_group = false;
-      job.min_available = 1;
-      job.min_resources = pod.requests;
-      job.priority_class_name = pod.priority_class_name;
-      job.priority = pod.priority.value_or(priority_of(pod.priority_class_name, default_priority));
-      job.phase = pod.node_name.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
-      job.creation_timestamp = pod.meta.creation_timestamp;
-      job.creation_order = -1;
-      job.queue = queue_ids.at(options_.default_queue);
+      job.queue = default_queue_id;
+      job.priority = block.tasks.front().pod->priority.value_or(class_priority);
     }
-    auto scaled = last_scale_.find(job.key());
-    if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
-    job.tasks.reserve(members->size());
-    for (const auto& [pod_key, entry] : *members) {
-      const Pod& pod = *entry->pod;
-      TaskInfo task;
-      task.id = static_cast<TaskId>(snap.tasks.size());
-      task.job = job.id;
-      task.pod = entry->pod;
-      task.request = pod.requests;
-      task.limit = pod.limits;
-      task.role = entry->role;
-      task.task_priority = entry->task_priority;
-      task.index = entry->index;
-      task.best_effort = pod.requests.IsZero();
-      task.constraint_class = entry->constraint_class;
-      task.status = StatusOf(pod, entry->releasing);
-      if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
-      if (HoldsNode(task.status)) {
-        task.node = find_node(pod.node_name);
+    job.tasks.clear();
+    for (size_t i = 0; i < block.tasks.size(); ++i) {
+      snap.tasks.push_back(block.tasks[i]);
+      TaskInfo& task = snap.tasks.back();
+      task.id = offset + static_cast<TaskId>(i);
+      task.job = job_id;
+      if (block.node_names[i] != nullptr) {
+        task.node = find_node(*block.node_names[i]);
         if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
         } else {
@@ -386,12 +362,80 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
         }
       }
       job.tasks.push_back(task.id);
-      snap.tasks.push_back(std::move(task));
     }
-    snap.jobs.push_back(std::move(job));
   }
   snap.RecomputeJobAggregates();
   return snap;
+}
+
+void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
+  block = JobBlock();
+  auto group_it = pod_groups_.find(key);
+  auto pods_it = job_pods_.find(key);
+  static const std::map<std::string_view, const PodEntry*> kNoPods;
+  const auto& members = pods_it == job_pods_.end() ? kNoPods : pods_it->second;
+  const PodGroupEntry* group = group_it == pod_groups_.end() ? nullptr : &group_it->second;
+  const PodEntry* lone = nullptr;
+  if (group == nullptr) {
+    // Pods naming a PodGroup that has not arrived yet wait for it; a pod without a group
+    // annotation is a job of its own.
+    if (members.size() != 1 || members.begin()->second->job_key.back() != kLonePodSuffix[0]) return;
+    lone = members.begin()->second;
+  }
+  block.exists = true;
+  JobInfo& job = block.job;
+  if (group != nullptr) {
+    const PodGroup& pg = group->group;
+    block.queue = &pg.queue;
+    block.priority_class = &pg.priority_class_name;
+    job.namespace_ = pg.meta.namespace_;
+    job.name = pg.meta.name;
+    job.uid = pg.meta.uid;
+    job.min_available = pg.min_member;
+    job.min_task_member = pg.min_task_member;
+    job.min_resources = pg.min_resources;
+    job.priority_class_name = pg.priority_class_name;
+    job.phase = pg.phase;
+    job.creation_timestamp = pg.meta.creation_timestamp;
+    job.creation_order = group->creation_order;
+    auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
+    if (cooldown != pg.meta.annotations.end()) {
+      auto parsed = ParseDuration(cooldown->second);
+      if (parsed.ok()) job.cooldown_override = *parsed;
+    }
+  } else {
+    const Pod& pod = *lone->pod;
+    block.priority_class = &pod.priority_class_name;
+    job.namespace_ = pod.meta.namespace_;
+    job.name = pod.meta.name;
+    job.uid = pod.meta.uid;
+    job.has_pod_group = false;
+    job.min_available = 1;
+    job.min_resources = pod.requests;
+    job.priority_class_name = pod.priority_class_name;
+    job.phase = pod.node_name.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+    job.creation_timestamp = pod.meta.creation_timestamp;
+    job.creation_order = -1;
+  }
+  auto scaled = last_scale_.find(job.key());
+  if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
+  block.tasks.reserve(members.size());
+  for (const auto& [pod_key, entry] : members) {
+    const Pod& pod = *entry->pod;
+    TaskInfo task;
+    task.pod = entry->pod;
+    task.request = pod.requests;
+    task.limit = pod.limits;
+    task.role = entry->role;
+    task.task_priority = entry->task_priority;
+    task.index = entry->index;
+    task.best_effort = pod.requests.IsZero();
+    task.constraint_class = entry->constraint_class;
+    task.status = StatusOf(pod, entry->releasing);
+    if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
+    block.node_names.push_back(HoldsNode(task.status) ? &pod.node_name : nullptr);
+    block.tasks.push_back(std::move(task));
+  }
 }
 
 template <typename Map, typename T, typename Get>

@@ -80,8 +80,23 @@ class ClusterCache {
     Millis last_scale_time = kNeverMillis;
   };
 
+  // A job's part of a snapshot with job-relative ids (tasks 0..n-1), cached between sessions
+  // and rebuilt only when one of the job's objects changes: a session's snapshot then costs a
+  // copy per pod instead of a rebuild from the objects.
+  struct JobBlock {
+    bool exists = false;  // false: pods waiting for a PodGroup that has not arrived
+    JobInfo job;
+    std::vector<TaskInfo> tasks;
+    std::vector<const std::string*> node_names;  // per task; null when it holds no node
+    const std::string* queue = nullptr;           // the PodGroup's queue name
+    const std::string* priority_class = nullptr;  // the PodGroup's or lone pod's class
+  };
+
   int32_t ConstraintClass(const Pod& pod);
   void Unlink(const std::string& pod_key, const PodEntry& entry);
+  void MarkDirty(std::string_view job_key);
+  void MarkAllDirty() { all_dirty_ = true; }
+  void RebuildBlock(const std::string& job_key, JobBlock& block) const;
 
   CacheOptions options_;
   std::map<std::string, std::shared_ptr<const Node>, std::less<>> nodes_;
@@ -95,6 +110,10 @@ class ClusterCache {
   std::map<std::string, std::map<std::string_view, const PodEntry*>, std::less<>> job_pods_;
   // Pods of other schedulers that hold a node.
   std::map<std::string_view, const PodEntry*> foreign_pods_;
+  // Snapshot blocks by job key, and the keys whose objects changed since the last snapshot.
+  mutable std::map<std::string, JobBlock, std::less<>> blocks_;
+  mutable std::set<std::string, std::less<>> dirty_jobs_;
+  mutable bool all_dirty_ = true;
   int64_t next_creation_order_ = 0;
 };
 

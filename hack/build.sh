@@ -4,6 +4,8 @@
 #   hack/build.sh build-asan -DLAHAR_SANITIZE=ON
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Clones in other folders (CI) share the compiler cache: paths are hashed relative to here.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 dir="${1:-build}"
 shift || true
 if [ ! -f "$dir/build.ninja" ]; then
