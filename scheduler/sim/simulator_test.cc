@@ -1,15 +1,67 @@
 #include "scheduler/sim/simulator.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
 
+#include "rapidjson/document.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
 namespace {
 
-TEST_CASE("the same input gives byte-identical events") {
-  auto input = LoadSimInput(R"(
+struct Event {
+  double t;
+  std::string type;
+  std::string pod, job, node, reason, change;
+  std::map<std::string, int64_t> requests, allocatable;
+};
+
+std::vector<Event> ParseEvents(const std::string& jsonl) {
+  std::vector<Event> events;
+  std::istringstream in(jsonl);
+  std::string line;
+  while (std::getline(in, line)) {
+    rapidjson::Document doc;
+    doc.Parse(line.c_str());
+    REQUIRE(doc.IsObject());
+    Event e;
+    e.t = doc["t"].GetDouble();
+    e.type = doc["type"].GetString();
+    for (auto [key, field] : {std::pair{"pod", &e.pod}, std::pair{"job", &e.job}, std::pair{"node", &e.node},
+                              std::pair{"reason", &e.reason}, std::pair{"change", &e.change}}) {
+      if (doc.HasMember(key)) *field = doc[key].GetString();
+    }
+    for (auto [key, map] : {std::pair{"requests", &e.requests}, std::pair{"allocatable", &e.allocatable}}) {
+      if (!doc.HasMember(key)) continue;
+      for (const auto& m : doc[key].GetObject()) (*map)[m.name.GetString()] = m.value.GetInt64();
+    }
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+SimRun MustRun(std::string_view scenario, std::string_view config = DefaultSchedulerConfigYaml(),
+               Millis until = -1) {
+  auto input = LoadSimInput(scenario, "test.yaml");
+  if (!input.ok()) FAIL(std::string(input.status().message()));
+  SimOptions options;
+  options.until = until;
+  auto run = RunSimulation(*input, testing::MustParseConfig(config), BuiltinRegistry(), options);
+  if (!run.ok()) FAIL(std::string(run.status().message()));
+  return std::move(*run);
+}
+
+std::vector<Event> OfType(const std::vector<Event>& events, std::string_view type) {
+  std::vector<Event> out;
+  for (const Event& e : events) {
+    if (e.type == type) out.push_back(e);
+  }
+  return out;
+}
+
+constexpr char kTwoJobs[] = R"(
 nodes:
 - namePrefix: n-
   count: 2
@@ -18,20 +70,220 @@ jobs:
 - name: a
   minAvailable: 2
   duration: 10m
-  tasks: [{name: w, replicas: 2, resources: {cpu: "4"}}]
+  tasks: [{name: w, replicas: 2, resources: {cpu: "4", memory: 1Gi}}]
 - name: b
   submit: 1m
   duration: 5m
   tasks: [{name: w, replicas: 1, resources: {cpu: "8"}}]
-)", "t.yaml");
-  REQUIRE(input.ok());
-  SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
-  auto first = RunSimulation(*input, config, BuiltinRegistry(), {});
-  auto second = RunSimulation(*input, config, BuiltinRegistry(), {});
-  REQUIRE(first.ok());
-  REQUIRE(second.ok());
-  CHECK(first->events_jsonl == second->events_jsonl);
-  CHECK(first->figures.jobs == 2);
+)";
+
+TEST_CASE("the same input gives byte-identical events") {
+  SimRun first = MustRun(kTwoJobs);
+  SimRun second = MustRun(kTwoJobs);
+  CHECK(first.events_jsonl == second.events_jsonl);
+  CHECK(first.figures.jobs == 2);
+}
+
+TEST_CASE("events follow the spec: nodes added at the start in canonical units, binds carry requests") {
+  std::vector<Event> events = ParseEvents(MustRun(kTwoJobs).events_jsonl);
+  std::vector<Event> nodes = OfType(events, "node");
+  REQUIRE(nodes.size() == 2);
+  CHECK(nodes[0].t == 0);
+  CHECK(nodes[0].change == "add");
+  CHECK(nodes[0].allocatable["cpu"] == 8000);                  // millicores
+  CHECK(nodes[0].allocatable["memory"] == 32LL * 1024 * 1024 * 1024);  // bytes
+  std::vector<Event> binds = OfType(events, "bind");
+  REQUIRE(binds.size() == 3);
+  CHECK(binds[0].job == "default/a");
+  CHECK(binds[0].requests["cpu"] == 4000);
+  CHECK(binds[0].requests["memory"] == 1LL << 30);
+  // Times never go backwards.
+  for (size_t i = 1; i < events.size(); ++i) CHECK(events[i].t >= events[i - 1].t);
+}
+
+TEST_CASE("a job runs for its duration at min size, then its pods complete and free the node") {
+  // a: 2 pods of 4 cpu; nodeorder (least allocated) spreads them, one per node. b (8 cpu)
+  // arrives at 60s and needs a whole node, so it waits until a completes at 600s.
+  std::vector<Event> events = ParseEvents(MustRun(kTwoJobs).events_jsonl);
+  std::vector<Event> binds = OfType(events, "bind");
+  REQUIRE(binds.size() == 3);
+  CHECK(binds[0].node == "n-0");
+  CHECK(binds[1].node == "n-1");
+  std::map<std::string, double> start, complete;
+  for (const Event& e : OfType(events, "job-start")) start[e.job] = e.t;
+  for (const Event& e : OfType(events, "job-complete")) complete[e.job] = e.t;
+  CHECK(start["default/a"] == 0);
+  CHECK(complete["default/a"] == 600);  // 10m at min size
+  CHECK(start["default/b"] == 600);
+  CHECK(complete["default/b"] == 900);  // 600s + 5m
+  CHECK(OfType(events, "pod-complete").size() == 3);
+}
+
+TEST_CASE("summary figures: JCT, wait and utilization") {
+  SimRun run = MustRun(kTwoJobs);
+  // a: submit 0, end 600 -> JCT 600, wait 0. b: submit 60, start 600, end 900 -> JCT 840,
+  // wait 540. Means: JCT 720, wait 270.
+  CHECK(run.figures.jct_mean == Approx(720));
+  CHECK(run.figures.wait_mean == Approx(270));
+  CHECK(run.figures.makespan == Approx(900));
+  // cpu: a holds 8 of 16 cores for 600 s, b 8 cores for 300 s: (8*600 + 8*300) / (16*900) = 0.5
+  CHECK(run.figures.Utilization("cpu") == Approx(0.5));
+  rapidjson::Document summary;
+  summary.Parse(run.summary_json.c_str());
+  REQUIRE(summary.IsObject());
+  CHECK(summary["jobs"].Size() == 2);
+  CHECK(summary["cluster"]["jct"]["p95"].GetDouble() == Approx(840));
+}
+
+TEST_CASE("--until stops the simulation at that time") {
+  SimRun run = MustRun(kTwoJobs, DefaultSchedulerConfigYaml(), 120'000);
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  CHECK(OfType(events, "job-complete").empty());
+  for (const Event& e : events) CHECK(e.t <= 120);
+}
+
+TEST_CASE("linear scaling: a job with twice its min runs twice as fast") {
+  // One node with room for 4 pods; min 2, max 4, 1h at min size -> 30m with 4 pods.
+  SimRun run = MustRun(R"(
+nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: e
+  minAvailable: 2
+  duration: 1h
+  scaling: linear
+  tasks: [{name: w, replicas: 4, resources: {cpu: "1"}}]
+)");
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  CHECK(OfType(events, "bind").size() == 4);
+  REQUIRE(OfType(events, "job-complete").size() == 1);
+  CHECK(OfType(events, "job-complete")[0].t == 1800);
+}
+
+TEST_CASE("restartCost: progress since the last checkpoint is lost when the worker count changes") {
+  // min 1, max 2 on a node that holds 1 pod at first; a second node is added at 30m, the job
+  // grows to 2 (losing restartCost = 10m of progress) and runs at 2x from then on:
+  // progress at 30m: 30m; after the restart 20m; remaining 40m at 2x = 20m -> ends at 50m.
+  SimRun run = MustRun(R"(
+nodes:
+- name: n0
+  allocatable: {cpu: "1"}
+jobs:
+- name: e
+  minAvailable: 1
+  duration: 1h
+  scaling: linear
+  restartCost: 10m
+  tasks: [{name: w, replicas: 2, resources: {cpu: "1"}}]
+events:
+- at: 30m
+  addNode: {name: n1, allocatable: {cpu: "1"}}
+)");
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  REQUIRE(OfType(events, "job-complete").size() == 1);
+  CHECK(OfType(events, "job-complete")[0].t == 3000);
+}
+
+TEST_CASE("cordon keeps new pods off a node; removeNode recreates its pods elsewhere") {
+  SimRun run = MustRun(R"(
+nodes:
+- namePrefix: n-
+  count: 2
+  allocatable: {cpu: "2"}
+jobs:
+- name: a
+  duration: 2h
+  tasks: [{name: w, replicas: 1, resources: {cpu: "2"}}]
+- name: b
+  submit: 20m
+  duration: 1h
+  tasks: [{name: w, replicas: 1, resources: {cpu: "2"}}]
+events:
+- at: 10m
+  cordon: n-1
+- at: 30m
+  uncordon: n-1
+- at: 40m
+  removeNode: n-0
+)");
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  std::vector<Event> binds = OfType(events, "bind");
+  REQUIRE(binds.size() >= 2);
+  CHECK(binds[0].node == "n-0");  // a at 0s (n-0 first by name)
+  // b arrives at 20m while n-1 is cordoned and n-0 is full: it binds at 30m on n-1.
+  CHECK(binds[1].job == "default/b");
+  CHECK(binds[1].t == 1800);
+  CHECK(binds[1].node == "n-1");
+  // Removing n-0 at 40m evicts a's pod; it is recreated and waits (n-1 is full) until b ends.
+  std::vector<Event> evicts = OfType(events, "evict");
+  REQUIRE(evicts.size() == 1);
+  CHECK(evicts[0].pod == "default/a-w-0");
+  CHECK(evicts[0].reason == "node-removed n-0");
+  REQUIRE(binds.size() == 3);
+  CHECK(binds[2].pod == "default/a-w-0");
+  CHECK(binds[2].t == 5400);  // b ends at 30m + 1h = 90m
+}
+
+TEST_CASE("scale events change min and replicas of a running job") {
+  SimRun run = MustRun(R"(
+nodes:
+- name: n
+  allocatable: {cpu: "8"}
+jobs:
+- name: s
+  minAvailable: 2
+  tasks: [{name: w, replicas: 2, resources: {cpu: "1"}}]
+events:
+- at: 1m
+  scale: {job: s, minAvailable: 4, replicas: {w: 4}}
+)", R"(actions: "enqueue, allocate, backfill"
+tiers:
+- plugins: [{name: gang}]
+- plugins: [{name: predicates}, {name: nodeorder}]
+)", 10 * 60'000);
+  std::vector<Event> binds = OfType(ParseEvents(run.events_jsonl), "bind");
+  REQUIRE(binds.size() == 4);
+  CHECK(binds[2].t == 60);
+  CHECK(binds[3].pod == "default/s-w-3");
+}
+
+TEST_CASE("a snapshot keeps bound pods in place and schedules pending ones") {
+  SimRun run = MustRun(R"(apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}
+- kind: Pod
+  metadata: {name: old, namespace: default, annotations: {lahar.sh/sim-duration: 10m}}
+  spec:
+    schedulerName: lahar
+    nodeName: n1
+    containers: [{name: c, resources: {requests: {cpu: "3"}}}]
+  status: {phase: Running}
+- kind: Pod
+  metadata: {name: new, namespace: default, annotations: {lahar.sh/sim-duration: 5m}}
+  spec:
+    schedulerName: lahar
+    containers: [{name: c, resources: {requests: {cpu: "2"}}}]
+- kind: Pod
+  metadata: {name: other, namespace: kube-system}
+  spec:
+    schedulerName: default-scheduler
+    nodeName: n1
+    containers: [{name: c, resources: {requests: {cpu: "1"}}}]
+  status: {phase: Running}
+)");
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  std::vector<Event> binds = OfType(events, "bind");
+  REQUIRE(binds.size() == 2);
+  CHECK(binds[0].pod == "default/old");  // already there at t=0
+  CHECK(binds[0].t == 0);
+  // new needs 2 cpu; old (3) and other (1) fill the node until old completes at 10m.
+  CHECK(binds[1].pod == "default/new");
+  CHECK(binds[1].t == 600);
+  CHECK(OfType(events, "job-complete").size() == 2);
 }
 
 }  // namespace

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# lahar-sim on bad input: a non-zero exit (never a crash), and exactly one line on stderr that
+# names the culprit. Usage: lahar_sim_cli_test.sh PATH/TO/lahar-sim
+set -u
+sim="$1"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+# expect NAME WANT_EXIT PATTERN -- ARGS...
+expect() {
+  local name="$1" want="$2" pattern="$3"
+  shift 4
+  "$sim" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  local lines
+  lines=$(wc -l <"$work/err")
+  if [ "$got" -ne "$want" ] || [ "$lines" -ne 1 ] || ! grep -qE -- "$pattern" "$work/err"; then
+    echo "FAIL $name: exit $got (want $want), $lines stderr lines, stderr: $(cat "$work/err")"
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+scenario() { printf '%s\n' "$2" >"$work/$1"; }
+
+scenario good.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: j
+  duration: 1m
+  tasks: [{name: w, replicas: 1, resources: {cpu: "1"}}]'
+scenario empty.yaml ''
+scenario syntax.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"
+jobs: []'
+scenario quantity.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4x"}'
+scenario negative.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: j
+  tasks: [{name: w, replicas: -2, resources: {cpu: "1"}}]'
+scenario duplicate.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+- name: n
+  allocatable: {cpu: "4"}'
+scenario unknown-key.yaml 'nodes:
+- name: n
+  alocatable: {cpu: "4"}'
+printf 'actions: "enqueue, alocate"\ntiers: []\n' >"$work/bad-action.conf"
+printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gangg\n' >"$work/bad-plugin.conf"
+printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: elastic\n    arguments:\n      elastic.cooldown: soon\n' >"$work/bad-arg.conf"
+head -c 3000 /dev/urandom >"$work/binary.yaml"
+
+
+"$sim" --help >/dev/null 2>&1 && passed=$((passed + 1)) || { echo "FAIL help"; failed=$((failed + 1)); }
+expect missing-file 1 "cannot read .*nope.yaml" -- run "$work/nope.yaml"
+expect empty-file 1 "empty.yaml: file is empty" -- run "$work/empty.yaml"
+expect syntax-error 1 "syntax.yaml: YAML syntax error at line [0-9]+" -- run "$work/syntax.yaml"
+expect bad-quantity 1 "line 3: nodes\[0\]\.allocatable\.cpu: invalid quantity \"4x\"" -- run "$work/quantity.yaml"
+expect negative-count 1 "replicas: negative value -2" -- run "$work/negative.yaml"
+expect duplicate-name 1 "duplicate node name \"n\"" -- run "$work/duplicate.yaml"
+expect unknown-key 1 "unknown key \"alocatable\"" -- run "$work/unknown-key.yaml"
+expect unknown-action 1 "unknown action \"alocate\" \(valid actions: .*allocate" -- run "$work/good.yaml" --config "$work/bad-action.conf"
+expect unknown-plugin 1 "unknown plugin \"gangg\" \(valid plugins: .*gang" -- run "$work/good.yaml" --config "$work/bad-plugin.conf"
+expect bad-argument 1 "elastic.cooldown: invalid duration \"soon\"" -- run "$work/good.yaml" --config "$work/bad-arg.conf"
+expect binary-garbage 1 "binary.yaml" -- run "$work/binary.yaml"
+expect bad-flag 2 "unknown flag --frobnicate" -- run "$work/good.yaml" --frobnicate
+expect bad-until 2 "--until: invalid duration" -- run "$work/good.yaml" --until tomorrow
+expect compare-one-config 2 "compare needs at least two --config" -- compare "$work/good.yaml" --config "$work/bad-arg.conf"
+
+# A good run writes the three outputs.
+if "$sim" run "$work/good.yaml" --out "$work/out-dir" >/dev/null 2>&1 &&
+   [ -s "$work/out-dir/events.jsonl" ] && [ -s "$work/out-dir/summary.json" ] && [ -s "$work/out-dir/report.html" ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL good run with --out"
+  failed=$((failed + 1))
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
