@@ -8,6 +8,7 @@
 #include "actions/allocate/allocate.h"
 #include "api/log.h"
 #include "api/strings.h"
+#include "plugins/elastic/elastic_workers.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -25,11 +26,12 @@ class ClusterHeadroom {
       free.ClampNegativeToZero();
       available_ += free;
     }
-    // Extension point for elastic awareness (spec section 3: elastic workers count as
-    // reclaimable for admission). Their requests join the headroom here, like the releasing
-    // resources above: ElasticWorkerRequests(session) in plugins/elastic/elastic_workers.h sums
-    // them. Until then this check refuses what the elastic plugin's enqueueable vote would
-    // permit on reclaimable capacity alone.
+    // Elastic workers count as reclaimable (spec section 3): when preempt-elastic-workers can
+    // take them back, they do not keep a new job out, like the releasing resources above.
+    const auto& actions = session.config().actions;
+    if (std::find(actions.begin(), actions.end(), "preempt-elastic-workers") != actions.end()) {
+      available_ += ElasticWorkerRequests(session);
+    }
   }
 
   // The first resource of which `need` asks more than is left, or -1 when it fits.

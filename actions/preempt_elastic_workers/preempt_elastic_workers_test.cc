@@ -363,17 +363,15 @@ TEST_CASE("default configuration: a new gang starts by taking elastic workers ba
   CHECK(third.evicts.empty());
 }
 
-// Needs `enqueue` to count elastic workers as reclaimable headroom (spec section 3): its cluster
-// check runs before the enqueue hooks and today counts idle and releasing resources only (see
-// the note in actions/enqueue/enqueue.cc; plugins/elastic/elastic_workers.h provides
-// ElasticWorkerRequests(session) for it). Remove [!mayfail] once it does.
-TEST_CASE("default configuration: a Pending gang is admitted into a cluster full of elastic workers",
-          "[!mayfail]") {
+TEST_CASE("default configuration: a Pending gang is admitted into a cluster full of elastic workers") {
+  // enqueue counts big's 7 elastic workers as reclaimable headroom (idle 0 + 7 >= 4) and the
+  // elastic plugin permits; the same session then takes 4 workers back as above.
   ClusterBuilder b = FullOfElasticWorkers(PodGroupPhase::kPending);
   SessionOutcome first = RunSession(b, DefaultSchedulerConfigYaml(), 0);
   REQUIRE(first.job_updates.count("default/new") == 1);
   CHECK(first.job_updates.at("default/new").phase == PodGroupPhase::kInqueue);
-  CHECK(first.evicts.size() == 4);  // admitted, then given its min as above, in the same session
+  CHECK(first.evicts.size() == 4);
+  CHECK(first.evicts.at("default/big-w-4") == "elastic-preempted-for default/new");
 }
 
 TEST_CASE("default configuration: victims from the queue above its deserved share first") {

@@ -126,6 +126,8 @@ class Simulation {
     timeline_.push({time, next_seq_++, kind, index, std::move(pod), version});
   }
   void AdvanceClock(Millis t);
+  // A completion predicted before the job's speed (or the pod) changed is superseded.
+  bool IsStale(const TimelineEntry& e) const;
   absl::Status Process(const TimelineEntry& e);
   absl::Status RunSession();
 
@@ -577,6 +579,18 @@ void Simulation::ApplyScenarioEvent(const SimEvent& event) {
   }
 }
 
+bool Simulation::IsStale(const TimelineEntry& e) const {
+  if (e.kind == TimelineKind::kJobComplete) {
+    const JobState& job = jobs_[e.index];
+    return job.completion_version != e.version || job.completed;
+  }
+  if (e.kind == TimelineKind::kPodComplete) {
+    auto it = pods_.find(e.pod);
+    return it == pods_.end() || it->second.version != e.version || !it->second.bound || it->second.releasing;
+  }
+  return false;
+}
+
 absl::Status Simulation::Process(const TimelineEntry& e) {
   switch (e.kind) {
     case TimelineKind::kSubmit:
@@ -589,15 +603,11 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
       ReleasePod(e.pod);
       break;
     case TimelineKind::kJobComplete:
-      if (jobs_[e.index].completion_version == e.version && !jobs_[e.index].completed) CompleteJob(e.index);
+      CompleteJob(e.index);
       break;
-    case TimelineKind::kPodComplete: {
-      auto it = pods_.find(e.pod);
-      if (it != pods_.end() && it->second.version == e.version && it->second.bound && !it->second.releasing) {
-        CompletePod(e.pod);
-      }
+    case TimelineKind::kPodComplete:
+      CompletePod(e.pod);
       break;
-    }
   }
   changed_since_session_ = true;
   return absl::OkStatus();
@@ -712,6 +722,7 @@ absl::StatusOr<SimRun> Simulation::Run() {
   const Millis until = options_.until;
   Millis next_session = 0;
   while (true) {
+    while (!timeline_.empty() && IsStale(timeline_.top())) timeline_.pop();
     Millis next_event = timeline_.empty() ? kInfinity : timeline_.top().time;
     if (next_event <= next_session) {
       if (until >= 0 && next_event > until) break;

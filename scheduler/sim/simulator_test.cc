@@ -159,6 +159,10 @@ jobs:
   CHECK(OfType(events, "bind").size() == 4);
   REQUIRE(OfType(events, "job-complete").size() == 1);
   CHECK(OfType(events, "job-complete")[0].t == 1800);
+  // Completion predicted at min size (3600 s) was superseded: time and figures end at 1800 s,
+  // with the node's 4 cpu busy throughout.
+  CHECK(run.figures.end_time == Approx(1800));
+  CHECK(run.figures.Utilization("cpu") == Approx(1.0));
 }
 
 TEST_CASE("restartCost: progress since the last checkpoint is lost when the worker count changes") {
