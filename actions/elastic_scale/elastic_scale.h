@@ -9,8 +9,8 @@
 //    the starving job should find its capacity still free then. The plans are dry runs and are
 //    discarded; what stays is, per node, the capacity they promised that only idle resources can
 //    give: max(0, pipelined - releasing), which also covers tasks pipelined earlier in the
-//    session. That capacity is held as used while the action runs, so no elastic worker is
-//    placed into it. A starving job that could not fit even with every elastic worker taken
+//    session. That capacity is held as used while the action runs (Session::HoldResources), so
+//    no elastic worker is placed into it. A starving job that could not fit even with every elastic worker taken
 //    back (too big, wrong nodes, queue limits) keeps nothing: it does not block extras.
 //    A job that gives up workers in one of those plans gets no new ones in this session.
 // 2. Candidates: eligible jobs (valid, in a known open queue, Inqueue or Running) whose min is

@@ -10,6 +10,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -17,31 +18,7 @@ namespace {
 using testing::ClusterBuilder;
 using testing::Res;
 
-// A session opened on the builder's snapshot; the config outlives the session that refers to it.
-class TestSession {
- public:
-  TestSession(const ClusterBuilder& b, std::string_view yaml) : config_(testing::MustParseConfig(yaml)) {
-    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
-    REQUIRE(session.ok());
-    session_ = std::move(*session);
-  }
-  Session* operator->() { return session_.get(); }
-  const TaskInfo& task(std::string_view key) {
-    for (const TaskInfo& t : session_->cluster().tasks) {
-      if (t.key() == key) return t;
-    }
-    FAIL("no task " << key);
-    throw;
-  }
-  std::string BestNode(std::string_view task_key) {
-    NodeId id = session_->FindBestNode(task(task_key), Placement::kIdle);
-    return id == kNoId ? "none" : session_->node(id).name();
-  }
-
- private:
-  SchedulerConfig config_;
-  std::unique_ptr<Session> session_;
-};
+using TestSession = testing::SessionFixture;
 
 std::string Config(std::string_view arguments) {
   std::string yaml = "actions: \"allocate\"\ntiers:\n- plugins:\n  - name: binpack\n";

@@ -10,6 +10,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -24,27 +25,9 @@ tiers:
   - name: drf
 )";
 
-// A session opened on the builder's snapshot; the config outlives the session that refers to it.
-class TestSession {
- public:
-  explicit TestSession(const ClusterBuilder& b) : config_(testing::MustParseConfig(kConfig)) {
-    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
-    REQUIRE(session.ok());
-    session_ = std::move(*session);
-  }
-  Session* operator->() { return session_.get(); }
-  const JobInfo& job(std::string_view key) { return session_->job(session_->cluster().FindJob(key)); }
-  const TaskInfo& task(std::string_view key) {
-    for (const TaskInfo& t : session_->cluster().tasks) {
-      if (t.key() == key) return t;
-    }
-    FAIL("no task " << key);
-    throw;
-  }
-
- private:
-  SchedulerConfig config_;
-  std::unique_ptr<Session> session_;
+// A session on the builder's snapshot, with this file's configuration unless given another.
+struct TestSession : testing::SessionFixture {
+  explicit TestSession(const ClusterBuilder& b, std::string_view yaml = kConfig) : SessionFixture(b, yaml) {}
 };
 
 TEST_CASE("a job's dominant share is its largest fraction of any cluster resource") {

@@ -10,6 +10,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -23,37 +24,9 @@ tiers:
   - name: gang
 )";
 
-// A session opened on the builder's snapshot; the config outlives the session that refers to it.
-class TestSession {
- public:
-  TestSession(const ClusterBuilder& b, std::string_view yaml = kConfig) : config_(testing::MustParseConfig(yaml)) {
-    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
-    REQUIRE(session.ok());
-    session_ = std::move(*session);
-  }
-  Session* operator->() { return session_.get(); }
-  const JobInfo& job(std::string_view key) { return session_->job(session_->cluster().FindJob(key)); }
-  const TaskInfo& task(std::string_view key) {
-    for (const TaskInfo& t : session_->cluster().tasks) {
-      if (t.key() == key) return t;
-    }
-    FAIL("no task " << key);
-    throw;
-  }
-  void Place(std::string_view task_key, TaskStatus status = TaskStatus::kAllocated) {
-    session_->SetTaskStatus(task(task_key).id, status, 0);
-  }
-  const JobStatusUpdate* update(std::string_view job_key) {
-    const JobId id = session_->cluster().FindJob(job_key);
-    for (const JobStatusUpdate& u : session_->job_updates()) {
-      if (u.job == id) return &u;
-    }
-    return nullptr;
-  }
-
- private:
-  SchedulerConfig config_;
-  std::unique_ptr<Session> session_;
+// A session on the builder's snapshot, with this file's configuration unless given another.
+struct TestSession : testing::SessionFixture {
+  explicit TestSession(const ClusterBuilder& b, std::string_view yaml = kConfig) : SessionFixture(b, yaml) {}
 };
 
 void MarkFailed(ClusterBuilder& b, const std::string& pod_key) {

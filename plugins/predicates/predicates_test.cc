@@ -9,6 +9,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -22,34 +23,9 @@ tiers:
   - name: predicates
 )";
 
-// A session opened on the builder's snapshot; the config outlives the session that refers to it.
-class TestSession {
- public:
-  explicit TestSession(const ClusterBuilder& b) : config_(testing::MustParseConfig(kConfig)) {
-    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
-    REQUIRE(session.ok());
-    session_ = std::move(*session);
-  }
-  Session* operator->() { return session_.get(); }
-  const TaskInfo& task(std::string_view key) {
-    for (const TaskInfo& t : session_->cluster().tasks) {
-      if (t.key() == key) return t;
-    }
-    FAIL("no task " << key);
-    throw;
-  }
-  const NodeInfo& node(std::string_view name) { return session_->node(session_->cluster().FindNode(name)); }
-  FitResult Fit(std::string_view task_key, std::string_view node_name) {
-    return session_->Predicate(task(task_key), node(node_name));
-  }
-  std::string BestNode(std::string_view task_key) {
-    NodeId id = session_->FindBestNode(task(task_key), Placement::kIdle);
-    return id == kNoId ? "none" : session_->node(id).name();
-  }
-
- private:
-  SchedulerConfig config_;
-  std::unique_ptr<Session> session_;
+// A session on the builder's snapshot, with this file's configuration unless given another.
+struct TestSession : testing::SessionFixture {
+  explicit TestSession(const ClusterBuilder& b, std::string_view yaml = kConfig) : SessionFixture(b, yaml) {}
 };
 
 NodeSelectorRequirement Req(std::string key, std::string op, std::vector<std::string> values = {}) {

@@ -9,6 +9,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -23,28 +24,7 @@ tiers:
   - name: priority
 )";
 
-// A session opened on the builder's snapshot; the config outlives the session that refers to it.
-class TestSession {
- public:
-  TestSession(const ClusterBuilder& b, std::string_view yaml) : config_(testing::MustParseConfig(yaml)) {
-    auto session = Session::Open(b.Snapshot(), config_, BuiltinRegistry());
-    REQUIRE(session.ok());
-    session_ = std::move(*session);
-  }
-  Session* operator->() { return session_.get(); }
-  const JobInfo& job(std::string_view key) { return session_->job(session_->cluster().FindJob(key)); }
-  const TaskInfo& task(std::string_view key) {
-    for (const TaskInfo& t : session_->cluster().tasks) {
-      if (t.key() == key) return t;
-    }
-    FAIL("no task " << key);
-    throw;
-  }
-
- private:
-  SchedulerConfig config_;
-  std::unique_ptr<Session> session_;
-};
+using TestSession = testing::SessionFixture;
 
 TEST_CASE("a job of a higher PriorityClass goes before an older job of a lower one") {
   ClusterBuilder b;
