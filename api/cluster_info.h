@@ -117,7 +117,12 @@ struct NodeInfo {
   std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
 
   const std::string& name() const { return node->meta.name; }
-  Resources Idle() const { return allocatable - used; }
+  // Idle capacity not promised to pipelined tasks (promises use releasing resources first).
+  Resources Idle() const {
+    Resources promised_beyond_releasing = pipelined - releasing;
+    promised_beyond_releasing.ClampNegativeToZero();
+    return allocatable - used - promised_beyond_releasing;
+  }
   // What will be free once releasing pods are gone, minus what is promised already.
   Resources FutureIdle() const { return allocatable - used + releasing - pipelined; }
 };

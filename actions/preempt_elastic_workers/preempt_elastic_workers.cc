@@ -229,14 +229,42 @@ StarvingJobPlan PlanStarvingJob(Session& session, Statement& statement, JobId jo
 
 namespace {
 
+// Free capacity (idle and releasing, less pipelined promises) on schedulable nodes plus the
+// requests of elastic workers of jobs outside their cooldown.
+Resources ReachableCapacity(const Session& session, const std::vector<bool>& scalable) {
+  Resources total;
+  for (const NodeInfo& node : session.cluster().nodes) {
+    if (!node.schedulable) continue;
+    Resources free = node.FutureIdle();
+    free.ClampNegativeToZero();
+    total += free;
+  }
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (scalable[job.id]) total += ElasticWorkerRequests(session, job);
+  }
+  return total;
+}
+
 class PreemptElasticWorkersAction : public Action {
  public:
   std::string_view Name() const override { return "preempt-elastic-workers"; }
 
   void Execute(Session& session) override {
     const std::vector<bool> scalable = ScalableJobs(session);
+    // A necessary condition, cheap enough to check for every starving job: its unplaced min
+    // must fit in what is free plus every elastic worker that may be taken back. Jobs that fail
+    // it skip the dry run, which ranks every elastic worker of the cluster.
+    Resources reachable = ReachableCapacity(session, scalable);
     for (JobId id : StarvingJobs(session)) {
       const JobInfo& job = session.job(id);
+      std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session, job);
+      if (!unplaced.has_value()) continue;
+      Resources need;
+      for (TaskId t : *unplaced) need += session.task(t).request;
+      if (!need.FitsIn(reachable)) {
+        LAHAR_LOG(2, "preempt-elastic-workers") << job.key() << ": min exceeds free plus reclaimable capacity";
+        continue;
+      }
       const std::string reason = ElasticPreemptionReason(job);
       Statement statement(session);
       StarvingJobPlan plan =
@@ -247,6 +275,7 @@ class PreemptElasticWorkersAction : public Action {
         continue;
       }
       statement.Commit();
+      reachable = ReachableCapacity(session, scalable);
       for (TaskId victim : plan.victims) {
         const JobId victim_job = session.task(victim).job;
         if (!session.WasScaled(victim_job)) session.MarkScaled(victim_job);

@@ -305,3 +305,27 @@ TEST_CASE("end to end: enqueue admits jobs only up to the queue's capability") {
 
 }  // namespace
 }  // namespace lahar
+
+namespace lahar {
+namespace {
+
+TEST_CASE("two equal queues split 8 GPUs 4 and 4, whatever their order") {
+  Resources total = testing::Res("cpu=64,nvidia.com/gpu=8");
+  QueueDemand a, b;
+  a.request = testing::Res("cpu=10,nvidia.com/gpu=10");
+  b.request = testing::Res("cpu=10,nvidia.com/gpu=10");
+  std::vector<Resources> out = ComputeDeservedShares(total, {a, b});
+  // weights 1:1 over 8 GPUs: 4 each; cpu: both ask 10 of 64, both get their request.
+  CHECK(out[0].Get(kNvidiaGpu) == 4);
+  CHECK(out[1].Get(kNvidiaGpu) == 4);
+  CHECK(out[0].Get(kCpu) == 10000);
+  CHECK(out[1].Get(kCpu) == 10000);
+  // b asks only 3: a gets the rest, 5.
+  b.request = testing::Res("cpu=10,nvidia.com/gpu=3");
+  out = ComputeDeservedShares(total, {a, b});
+  CHECK(out[0].Get(kNvidiaGpu) == 5);
+  CHECK(out[1].Get(kNvidiaGpu) == 3);
+}
+
+}  // namespace
+}  // namespace lahar

@@ -299,8 +299,11 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
     auto id = static_cast<ResourceId>(i);
     int64_t want = req.Get(id);
     if (want <= 0) continue;
+    // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle
+    // placements may only use what those promises leave.
     int64_t free = node.allocatable.Get(id) - node.used.Get(id);
-    if (placement == Placement::kFutureIdle) free += node.releasing.Get(id) - node.pipelined.Get(id);
+    int64_t promised_beyond_releasing = node.pipelined.Get(id) - node.releasing.Get(id);
+    if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
     if (want > free) return {FitCode::kInsufficientResource, {}};
   }
   return {};
