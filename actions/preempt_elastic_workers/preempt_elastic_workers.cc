@@ -118,9 +118,16 @@ std::string ElasticPreemptionReason(const JobInfo& starving) {
   return StrCat("elastic-preempted-for ", starving.namespace_, "/", starving.name);
 }
 
+struct VictimOrderCache::Entries {
+  std::map<std::pair<QueueId, VictimScope>, VictimOrder> orders;
+};
+VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
+VictimOrderCache::~VictimOrderCache() = default;
+void VictimOrderCache::Clear() { entries_->orders.clear(); }
+
 StarvingJobPlan PlanStarvingJob(Session& session, Statement& statement, JobId job_id,
                                 const std::vector<bool>& scalable, VictimScope scope,
-                                const std::string& reason) {
+                                const std::string& reason, VictimOrderCache* cache) {
   StarvingJobPlan plan;
   const JobInfo& job = session.job(job_id);
   std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
@@ -130,16 +137,22 @@ StarvingJobPlan PlanStarvingJob(Session& session, Statement& statement, JobId jo
   std::optional<VictimOrder> order;  // built when the first task needs evictions
   std::map<JobId, int32_t> taken;    // per victim job: how many of its list this plan evicted
   auto ensure_order = [&]() -> const VictimOrder& {
+    if (cache != nullptr) {
+      auto [it, inserted] = cache->entries().orders.try_emplace({job.queue, scope});
+      if (inserted) it->second = BuildVictimOrder(session, job, scalable, scope);
+      return it->second;
+    }
     if (!order) order = BuildVictimOrder(session, job, scalable, scope);
     return *order;
   };
   // Evicts the victim of rank `rank` and, first, the workers its job must lose before it.
   auto evict_through = [&](int32_t rank) {
-    const Victim& v = order->ranked[rank];
+    const VictimOrder& victims = ensure_order();
+    const Victim& v = victims.ranked[rank];
     int32_t& done = taken[v.job];
-    const std::vector<int32_t>& ranks = order->job_ranks.at(v.job);
+    const std::vector<int32_t>& ranks = victims.job_ranks.at(v.job);
     for (; done <= v.position; ++done) {
-      const TaskId victim = order->ranked[ranks[done]].task;
+      const TaskId victim = victims.ranked[ranks[done]].task;
       statement.Evict(victim, reason);
       plan.victims.push_back(victim);
     }
@@ -255,6 +268,7 @@ class PreemptElasticWorkersAction : public Action {
     // must fit in what is free plus every elastic worker that may be taken back. Jobs that fail
     // it skip the dry run, which ranks every elastic worker of the cluster.
     Resources reachable = ReachableCapacity(session, scalable);
+    VictimOrderCache orders;
     for (JobId id : StarvingJobs(session)) {
       const JobInfo& job = session.job(id);
       std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session, job);
@@ -268,13 +282,14 @@ class PreemptElasticWorkersAction : public Action {
       const std::string reason = ElasticPreemptionReason(job);
       Statement statement(session);
       StarvingJobPlan plan =
-          PlanStarvingJob(session, statement, id, scalable, VictimScope::kOutsideCooldown, reason);
+          PlanStarvingJob(session, statement, id, scalable, VictimScope::kOutsideCooldown, reason, &orders);
       if (!plan.fits) {
         statement.Discard();
         LAHAR_LOG(2, "preempt-elastic-workers") << job.key() << ": min does not fit, nothing evicted";
         continue;
       }
       statement.Commit();
+      orders.Clear();
       reachable = ReachableCapacity(session, scalable);
       for (TaskId victim : plan.victims) {
         const JobId victim_job = session.task(victim).job;

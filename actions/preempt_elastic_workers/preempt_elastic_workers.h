@@ -79,12 +79,27 @@ struct StarvingJobPlan {
   std::vector<TaskId> victims;                        // evicted, in eviction order
 };
 
+// Victim orders of one action, reused across starving jobs of the same queue: a starving job is
+// never a victim and failed plans are discarded, so until a plan commits the order depends only
+// on the starving job's queue and the scope. Call Clear() after committing.
+class VictimOrderCache {
+ public:
+  VictimOrderCache();
+  ~VictimOrderCache();
+  void Clear();
+  struct Entries;  // defined where the orders are built
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
 // Plans S = `job` into `statement` as described above. `scalable[j]` is Session::Scalable of
 // job j at the start of the calling action. On failure the statement holds a partial plan that
 // the caller discards; on success the caller commits or discards it.
 StarvingJobPlan PlanStarvingJob(Session& session, Statement& statement, JobId job,
                                 const std::vector<bool>& scalable, VictimScope scope,
-                                const std::string& reason);
+                                const std::string& reason, VictimOrderCache* cache = nullptr);
 
 // Session::Scalable for every job, evaluated now.
 std::vector<bool> ScalableJobs(const Session& session);
