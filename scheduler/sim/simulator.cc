@@ -155,6 +155,10 @@ class Simulation {
   // Event output.
   JsonWriter& BeginEvent(std::string_view type);
   void EndEvent();
+  // bind / evict / pod-complete: the pod, its job and node, the reason (evict only) and its
+  // requests in canonical units.
+  void PodEvent(std::string_view type, std::string_view pod, const JobState& job, const PodState& state,
+                std::string_view reason = {});
   std::string BuildSummary(SimFigures& figures);
 
   const SimInput& input_;
@@ -206,6 +210,24 @@ void Simulation::EndEvent() {
   writer_.EndObject();
   events_.append(line_.GetString(), line_.GetSize());
   events_.push_back('\n');
+}
+
+void Simulation::PodEvent(std::string_view type, std::string_view pod, const JobState& job,
+                          const PodState& state, std::string_view reason) {
+  BeginEvent(type);
+  writer_.Key("pod");
+  WriteString(writer_, pod);
+  writer_.Key("job");
+  WriteString(writer_, job.key);
+  writer_.Key("node");
+  WriteString(writer_, state.node);
+  if (!reason.empty()) {
+    writer_.Key("reason");
+    WriteString(writer_, reason);
+  }
+  writer_.Key("requests");
+  WriteResources(writer_, state.requests);
+  EndEvent();
 }
 
 void Simulation::AdvanceClock(Millis t) {
@@ -389,17 +411,7 @@ void Simulation::BindPod(const std::string& pod_key, const std::string& node) {
   state.node = node;
   used_ += state.requests;
   ++binds_;
-  JobState& job = jobs_[state.job];
-  BeginEvent("bind");
-  writer_.Key("pod");
-  WriteString(writer_, pod_key);
-  writer_.Key("job");
-  WriteString(writer_, job.key);
-  writer_.Key("node");
-  WriteString(writer_, node);
-  writer_.Key("requests");
-  WriteResources(writer_, state.requests);
-  EndEvent();
+  PodEvent("bind", pod_key, jobs_[state.job], state);
   if (state.duration >= 0) Push(now_ + state.duration, TimelineKind::kPodComplete, 0, pod_key, ++state.version);
   RunningChanged(state.job, +1);
 }
@@ -408,18 +420,7 @@ void Simulation::EvictPod(const std::string& pod_key, std::string_view reason, b
   PodState& state = pods_.at(pod_key);
   if (!state.bound || state.releasing) return;
   JobState& job = jobs_[state.job];
-  BeginEvent("evict");
-  writer_.Key("pod");
-  WriteString(writer_, pod_key);
-  writer_.Key("job");
-  WriteString(writer_, job.key);
-  writer_.Key("node");
-  WriteString(writer_, state.node);
-  writer_.Key("reason");
-  WriteString(writer_, reason);
-  writer_.Key("requests");
-  WriteResources(writer_, state.requests);
-  EndEvent();
+  PodEvent("evict", pod_key, job, state, reason);
   ++job.evictions;
   ++evictions_;
   state.releasing = true;
@@ -454,18 +455,7 @@ void Simulation::DeletePod(const std::string& pod_key, bool emit_complete) {
   JobState& job = jobs_[state.job];
   if (state.releasing) return;  // finishes its release first
   if (state.bound) {
-    if (emit_complete) {
-      BeginEvent("pod-complete");
-      writer_.Key("pod");
-      WriteString(writer_, pod_key);
-      writer_.Key("job");
-      WriteString(writer_, job.key);
-      writer_.Key("node");
-      WriteString(writer_, state.node);
-      writer_.Key("requests");
-      WriteResources(writer_, state.requests);
-      EndEvent();
-    }
+    if (emit_complete) PodEvent("pod-complete", pod_key, job, state);
     used_ -= state.requests;
   }
   size_t slash = pod_key.find('/');
