@@ -13,4 +13,5 @@ if [ ! -f "$dir/build.ninja" ]; then
 else
   cmake "$dir" "$@" >/dev/null
 fi
-ninja -C "$dir" "${NINJA_TARGETS:-all}"
+# shellcheck disable=SC2086  # a space-separated list of targets
+ninja -C "$dir" ${NINJA_TARGETS:-all}

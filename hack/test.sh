@@ -16,16 +16,20 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 echo "== trace converters"
 python3 -m unittest discover -s hack/traces -p 'test_*.py' -q
 
+export ASAN_OPTIONS=detect_leaks=1
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/hack/ubsan.supp"
+
 if [ "${LAHAR_QUICK:-0}" != 1 ]; then
   echo "== build (clang, AddressSanitizer + UndefinedBehaviorSanitizer)"
   CC=clang CXX=clang++ hack/build.sh build-asan -DLAHAR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
   echo "== ctest under sanitizers"
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j "$jobs"
+  ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
   echo "== fuzz (libFuzzer, ${LAHAR_FUZZ_SECONDS:-30}s each)"
-  CC=clang CXX=clang++ hack/build.sh build-fuzz -DLAHAR_FUZZ=ON -DLAHAR_TESTS=OFF
-  for target in build-fuzz/bin/*_fuzz; do
+  fuzzers="quantity_fuzz object_stream_fuzz scenario_fuzz config_fuzz"
+  NINJA_TARGETS="$fuzzers" CC=clang CXX=clang++ hack/build.sh build-fuzz -DLAHAR_FUZZ=ON -DLAHAR_TESTS=OFF
+  for fuzzer in $fuzzers; do
+    target="build-fuzz/bin/$fuzzer"
     name=$(basename "$target" _fuzz)
     corpus="test/fuzz/corpus/$name"
     work=$(mktemp -d)
