@@ -395,10 +395,11 @@ absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
       ASSIGN_OR_RETURN(int64_t min, s["minAvailable"].Int(0, 0, 1 << 20));
       event.min_available = static_cast<int32_t>(min);
     }
-    if (s["replicas"].present()) {
-      if (!s["replicas"].node().IsMap()) return s["replicas"].Error("expected a map of task to replicas");
-      for (const auto& kv : s["replicas"].node()) {
-        Y r(kv.second, StrCat(s["replicas"].path(), ".", kv.first.Scalar()));
+    const Y replicas = s["replicas"];  // named: the loop must not iterate a temporary's node
+    if (replicas.present()) {
+      if (!replicas.node().IsMap()) return replicas.Error("expected a map of task to replicas");
+      for (const auto& kv : replicas.node()) {
+        Y r(kv.second, StrCat(replicas.path(), ".", kv.first.Scalar()));
         ASSIGN_OR_RETURN(int64_t n, r.Int(0, 0, 100'000));
         event.replicas.emplace_back(kv.first.Scalar(), static_cast<int32_t>(n));
       }
