@@ -129,7 +129,9 @@ absl::StatusOr<Resources> ResourceList(const Field& field) {
     } else {
       return child.Error("expected a quantity");
     }
-    ResourceId id = InternResource(name);
+    auto interned = InternInputResource(name);
+    if (!interned.ok()) return child.Error(FromAbsl(interned.status().message()));
+    ResourceId id = *interned;
     auto amount = ParseQuantity(text, ResourceUnit(id));
     if (!amount.ok()) return child.Error(FromAbsl(amount.status().message()));
     if (*amount < 0) return child.Error(StrCat("negative quantity \"", text, "\""));

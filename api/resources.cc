@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "api/strings.h"
 #include "api/strings.h"
 
@@ -40,6 +41,21 @@ ResourceId InternResource(std::string_view name) {
   interner.names.emplace_back(name);
   interner.ids.emplace(std::string(name), id);
   return id;
+}
+
+absl::StatusOr<ResourceId> InternInputResource(std::string_view name) {
+  if (name.empty()) return absl::InvalidArgumentError("empty resource name");
+  Interner& interner = GetInterner();
+  {
+    std::lock_guard<std::mutex> lock(interner.mu);
+    auto it = interner.ids.find(ToAbsl(name));
+    if (it != interner.ids.end()) return it->second;
+    if (interner.names.size() >= kMaxResourceNames) {
+      return absl::ResourceExhaustedError(
+          StrCat("too many distinct resource names (", kMaxResourceNames, "); refusing \"", name, "\""));
+    }
+  }
+  return InternResource(name);
 }
 
 std::string ResourceName(ResourceId id) {

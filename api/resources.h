@@ -25,6 +25,10 @@ inline constexpr ResourceId kEphemeralStorage = 3;
 inline constexpr ResourceId kNvidiaGpu = 4;
 
 ResourceId InternResource(std::string_view name);
+// For names read from input: refuses an empty name and, once kMaxResourceNames distinct names
+// exist, any new one, so hostile input cannot exhaust the id space.
+inline constexpr size_t kMaxResourceNames = 1024;
+absl::StatusOr<ResourceId> InternInputResource(std::string_view name);
 std::string ResourceName(ResourceId id);
 size_t ResourceCount();
 QuantityUnit ResourceUnit(ResourceId id);  // kMilli for cpu, kUnit otherwise

@@ -92,7 +92,9 @@ class Y {
       const std::string& name = kv.first.Scalar();
       Y value(kv.second, StrCat(path_, ".", name));
       ASSIGN_OR_RETURN(std::string text, value.Str());
-      ResourceId id = InternResource(name);
+      auto interned = InternInputResource(name);
+      if (!interned.ok()) return value.Error(FromAbsl(interned.status().message()));
+      ResourceId id = *interned;
       auto amount = ParseQuantity(text, ResourceUnit(id));
       if (!amount.ok()) return value.Error(FromAbsl(amount.status().message()));
       if (*amount < 0) return value.Error(StrCat("negative quantity \"", text, "\""));
