@@ -93,6 +93,28 @@ absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Regi
   return option;
 }
 
+// A YAML double-quoted scalar: backslashes, quotes and control characters escaped.
+std::string Quoted(std::string_view value) {
+  std::string out = "\"";
+  for (char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += StrFormat("\\x%02x", static_cast<unsigned char>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
 }  // namespace
 
 const Arguments& SchedulerConfig::ActionArguments(std::string_view action) const {
@@ -114,7 +136,7 @@ std::string SchedulerConfig::ToYaml() const {
       if (!plugin.arguments.values().empty()) {
         out += "    arguments:\n";
         for (const auto& [key, value] : plugin.arguments.values()) {
-          StrAppend(&out, "      ", key, ": \"", value, "\"\n");
+          StrAppend(&out, "      ", Quoted(key), ": ", Quoted(value), "\n");
         }
       }
     }
@@ -123,7 +145,7 @@ std::string SchedulerConfig::ToYaml() const {
     out += "configurations:\n";
     for (const auto& [name, args] : action_arguments) {
       StrAppend(&out, "- name: ", name, "\n  arguments:\n");
-      for (const auto& [key, value] : args.values()) StrAppend(&out, "    ", key, ": \"", value, "\"\n");
+      for (const auto& [key, value] : args.values()) StrAppend(&out, "    ", Quoted(key), ": ", Quoted(value), "\n");
     }
   }
   return out;

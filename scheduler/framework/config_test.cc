@@ -1,0 +1,41 @@
+#include "scheduler/framework/config.h"
+
+#include <catch2/catch.hpp>
+
+#include "scheduler/builtins.h"
+
+namespace lahar {
+namespace {
+
+TEST_CASE("the canonical form of a configuration parses back to the same configuration") {
+  // An argument value with a quote, a backslash and a colon (found by the config fuzzer).
+  auto config = ParseSchedulerConfig(R"(actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: gang
+    enablePreemptable: false
+- plugins:
+  - name: binpack
+    arguments:
+      binpack.weight: 05
+      binpack.resources: 'nvidia.com/gpu, a"b\c: d'
+)", BuiltinRegistry());
+  REQUIRE(config.ok());
+  auto again = ParseSchedulerConfig(config->ToYaml(), BuiltinRegistry());
+  REQUIRE(again.ok());
+  CHECK(again->ToYaml() == config->ToYaml());
+  CHECK(again->tiers[1].plugins[0].arguments.values().at("binpack.resources") == "nvidia.com/gpu, a\"b\\c: d");
+  CHECK_FALSE(again->tiers[0].plugins[0].IsEnabled(ExtensionPoint::kPreemptable));
+}
+
+TEST_CASE("unknown actions and plugins are errors that list the valid names") {
+  auto bad_action = ParseSchedulerConfig("actions: \"enqueue, alocate\"\ntiers: []\n", BuiltinRegistry());
+  REQUIRE_FALSE(bad_action.ok());
+  CHECK(std::string(bad_action.status().message()).find("unknown action \"alocate\"") != std::string::npos);
+  auto bad_plugin = ParseSchedulerConfig("actions: allocate\ntiers:\n- plugins:\n  - name: gangg\n", BuiltinRegistry());
+  REQUIRE_FALSE(bad_plugin.ok());
+  CHECK(std::string(bad_plugin.status().message()).find("valid plugins: ") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace lahar
