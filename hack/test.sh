@@ -34,7 +34,8 @@ if [ "${LAHAR_QUICK:-0}" != 1 ]; then
     corpus="test/fuzz/corpus/$name"
     work=$(mktemp -d)
     cp -r "$corpus"/. "$work"/ 2>/dev/null || true
-    "$target" -max_total_time="${LAHAR_FUZZ_SECONDS:-30}" -print_final_stats=0 "$work" 2>&1 | tail -n 2
+    # A fixed seed keeps CI reproducible; LAHAR_FUZZ_SEED=0 lets libFuzzer pick one.
+    "$target" -seed="${LAHAR_FUZZ_SEED:-1}" -max_total_time="${LAHAR_FUZZ_SECONDS:-30}" -print_final_stats=0 "$work" 2>&1 | tail -n 2
     rm -rf "$work"
   done
 fi
