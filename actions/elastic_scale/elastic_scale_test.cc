@@ -35,12 +35,6 @@ tiers:
       elastic.cooldown: 60s
 )";
 
-// Marks pods <job>-<role>-<first..last> running on `node`.
-void RunPods(ClusterBuilder& b, const std::string& job, const std::string& role, int first, int last,
-             const std::string& node) {
-  for (int i = first; i <= last; ++i) b.Running(StrCat(job, "-", role, "-", i), node);
-}
-
 // /work/shared/scenarios/fulfillment.yaml with the mins already placed (allocate's part):
 // 4 nodes x 4 GPUs = 16; ctr-a min 2 / max 8, ctr-b 1 / 5, ctr-c 3 / 9, one GPU per pod.
 ClusterBuilder FulfillmentCluster() {
@@ -50,10 +44,10 @@ ClusterBuilder FulfillmentCluster() {
   b.Job("ctr-a", {.min = 2, .tasks = {{"trainer", 8, trainer}}, .phase = PodGroupPhase::kRunning});
   b.Job("ctr-b", {.min = 1, .tasks = {{"trainer", 5, trainer}}, .phase = PodGroupPhase::kRunning});
   b.Job("ctr-c", {.min = 3, .tasks = {{"trainer", 9, trainer}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "ctr-a", "trainer", 0, 1, "node-0");
-  RunPods(b, "ctr-b", "trainer", 0, 0, "node-0");
-  RunPods(b, "ctr-c", "trainer", 0, 0, "node-0");
-  RunPods(b, "ctr-c", "trainer", 1, 2, "node-1");
+  b.RunningRange("ctr-a", "trainer", 0, 1, "node-0");
+  b.RunningRange("ctr-b", "trainer", 0, 0, "node-0");
+  b.RunningRange("ctr-c", "trainer", 0, 0, "node-0");
+  b.RunningRange("ctr-c", "trainer", 1, 2, "node-1");
   return b;  // mins: 2 + 1 + 3 = 6 GPUs; 10 GPUs left: 2 on node-1, 4 on node-2, 4 on node-3
 }
 
@@ -132,7 +126,7 @@ TEST_CASE("elastic workers never take capacity a starving job's min needs") {
     b.Node("node-0", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("big", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-    RunPods(b, "big", "w", 0, 3, "node-0");
+    b.RunningRange("big", "w", 0, 3, "node-0");
     b.Job("new", {.min = new_min, .tasks = {{"w", new_min, "cpu=1,nvidia.com/gpu=1"}}});  // Inqueue, pending
     return b;
   };

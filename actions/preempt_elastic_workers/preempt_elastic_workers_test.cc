@@ -38,11 +38,6 @@ tiers:
 
 using Evictions = std::map<std::string, std::string>;
 
-void RunPods(ClusterBuilder& b, const std::string& job, const std::string& role, int first, int last,
-             const std::string& node) {
-  for (int i = first; i <= last; ++i) b.Running(StrCat(job, "-", role, "-", i), node);
-}
-
 // A starving (Inqueue, nothing placed) job of `min` pods of `requests`.
 void Starving(ClusterBuilder& b, const std::string& name, int min, const std::string& requests = "cpu=1,nvidia.com/gpu=1",
               const std::string& queue = "default") {
@@ -56,8 +51,8 @@ TEST_CASE("the master is never evicted: highest task priority") {
     b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("m", {.min = 1, .tasks = {{"ps", 2, "cpu=1,nvidia.com/gpu=1", 10}, {"worker", 2, "cpu=1,nvidia.com/gpu=1"}},
                 .phase = PodGroupPhase::kRunning});
-    RunPods(b, "m", "ps", 0, 1, "n");
-    RunPods(b, "m", "worker", 0, 1, "n");
+    b.RunningRange("m", "ps", 0, 1, "n");
+    b.RunningRange("m", "worker", 0, 1, "n");
     Starving(b, "s", starving_min);
     return b;
   };
@@ -100,8 +95,8 @@ TEST_CASE("highest index first, on the node where the fewest evictions make room
     b.Node("node-0", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("h", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-    RunPods(b, "h", "w", 0, 3, "node-0");
-    RunPods(b, "h", "w", 4, 7, "node-1");
+    b.RunningRange("h", "w", 0, 3, "node-0");
+    b.RunningRange("h", "w", 4, 7, "node-1");
     Starving(b, "s", 1, "cpu=1,nvidia.com/gpu=2");
     // node-1: ranks 7, 6 (2 evictions); node-0: rank 3 needs 7..3 first (5), then 2 (6).
     SessionOutcome out = RunSession(b, kPreemptOnly);
@@ -116,8 +111,8 @@ TEST_CASE("highest index first, on the node where the fewest evictions make room
     b.Node("node-0", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("h", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-    RunPods(b, "h", "w", 0, 2, "node-0");
-    RunPods(b, "h", "w", 3, 6, "node-1");
+    b.RunningRange("h", "w", 0, 2, "node-0");
+    b.RunningRange("h", "w", 3, 6, "node-1");
     Starving(b, "s", 1, "cpu=1,nvidia.com/gpu=2");
     SessionOutcome out = RunSession(b, kPreemptOnly);
     CHECK(out.evicts == Evictions{{"default/h-w-6", "elastic-preempted-for default/s"},
@@ -134,8 +129,8 @@ TEST_CASE("most fulfilled first, but only victims on nodes that can fit the task
   b.Node("node-1", "cpu=32,memory=64Gi,nvidia.com/gpu=4");
   b.Job("x", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Job("y", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "x", "w", 0, 3, "node-0");
-  RunPods(b, "y", "w", 0, 3, "node-1");
+  b.RunningRange("x", "w", 0, 3, "node-0");
+  b.RunningRange("y", "w", 0, 3, "node-1");
   Starving(b, "s", 1, "cpu=16,nvidia.com/gpu=1");
   // Victim order: x-3 (x 1 -> 2/3), x-2 (2/3 > 3/7; x -> 1/3), y-3 (3/7 > 1/3), ... x's victims
   // come first but free only 3 cpu on node-0; y-3 alone fits s on node-1 (28 cpu, +1 GPU).
@@ -150,8 +145,8 @@ TEST_CASE("most fulfilled first, but only victims on nodes that can fit the task
   c.Node("node-1", "cpu=32,memory=64Gi,nvidia.com/gpu=4");
   c.Job("x", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   c.Job("y", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(c, "x", "w", 0, 3, "node-0");
-  RunPods(c, "y", "w", 0, 3, "node-1");
+  c.RunningRange("x", "w", 0, 3, "node-0");
+  c.RunningRange("y", "w", 0, 3, "node-1");
   Starving(c, "s", 3);
   // Three 1-GPU pods, one eviction each: x-3 (1 -> 2/3), x-2 (2/3 > 3/7 -> 1/3), y-3 (3/7 > 1/3).
   SessionOutcome balanced = RunSession(c, kPreemptOnly);
@@ -165,8 +160,8 @@ TEST_CASE("no eviction that cannot help: a gang too big even after every victim"
   c.Node("node-0", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   c.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   c.Job("e", {.min = 2, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(c, "e", "w", 0, 3, "node-0");
-  RunPods(c, "e", "w", 4, 7, "node-1");
+  c.RunningRange("e", "w", 0, 3, "node-0");
+  c.RunningRange("e", "w", 4, 7, "node-1");
   Starving(c, "s", 7);  // 8 GPUs, e's min keeps 2: at most 6 could be freed
   SessionOutcome out = RunSession(c, kPreemptOnly);
   CHECK(out.evicts.empty());
@@ -226,8 +221,8 @@ TEST_CASE("victims from queues over their deserved share first") {
   b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   b.Job("low", {.queue = "qa", .min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Job("high", {.queue = "qb", .min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "low", "w", 0, 1, "node-0");
-  RunPods(b, "high", "w", 0, 3, "node-1");
+  b.RunningRange("low", "w", 0, 1, "node-0");
+  b.RunningRange("high", "w", 0, 3, "node-1");
   Starving(b, "s", 1);
   // No queue over its share: the most fulfilled job (high, 1 > 1/7) gives.
   CHECK(Evicts(b, kPreemptOnly) == Evictions{{"default/high-w-3", "elastic-preempted-for default/s"}});
@@ -249,7 +244,7 @@ TEST_CASE("cooldown: workers of a job scaled at t=0 are not evicted at 30s, are 
     b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("c", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning,
                 .cooldown = cooldown});
-    RunPods(b, "c", "w", 0, 3, "n");
+    b.RunningRange("c", "w", 0, 3, "n");
     b.LastScaled("c", 0);
     Starving(b, "s", 1);
     return b;
@@ -269,8 +264,8 @@ TEST_CASE("a running job below its min is starving too") {
   b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   b.Job("e", {.min = 1, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Job("r", {.min = 3, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "e", "w", 0, 1, "n");
-  RunPods(b, "r", "w", 0, 1, "n");
+  b.RunningRange("e", "w", 0, 1, "n");
+  b.RunningRange("r", "w", 0, 1, "n");
   SessionOutcome out = RunSession(b, kPreemptOnly);
   CHECK(out.evicts == Evictions{{"default/e-w-1", "elastic-preempted-for default/r"}});
 }
@@ -284,8 +279,8 @@ TEST_CASE("after the evictions, the freed capacity stays with the starving job")
   b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=2");
   b.Job("big", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Job("other", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "big", "w", 0, 3, "node-0");
-  RunPods(b, "other", "w", 0, 1, "node-1");
+  b.RunningRange("big", "w", 0, 3, "node-0");
+  b.RunningRange("other", "w", 0, 1, "node-1");
   b.LastScaled("other", 0);  // other cannot grow in session 1, nor give workers
   Starving(b, "new", 2);
   SessionOutcome first = RunSession(b, kScaleAndPreempt, 0);
@@ -304,10 +299,10 @@ TEST_CASE("the same input gives the same evictions") {
     for (int i = 0; i < 3; ++i) b.Node(StrCat("node-", i), "cpu=32,memory=128Gi,nvidia.com/gpu=4");
     b.Job("a", {.min = 1, .tasks = {{"w", 6, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
     b.Job("b", {.min = 2, .tasks = {{"w", 6, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-    RunPods(b, "a", "w", 0, 3, "node-0");
-    RunPods(b, "a", "w", 4, 5, "node-1");
-    RunPods(b, "b", "w", 0, 1, "node-1");
-    RunPods(b, "b", "w", 2, 5, "node-2");
+    b.RunningRange("a", "w", 0, 3, "node-0");
+    b.RunningRange("a", "w", 4, 5, "node-1");
+    b.RunningRange("b", "w", 0, 1, "node-1");
+    b.RunningRange("b", "w", 2, 5, "node-2");
     Starving(b, "s", 2, "cpu=1,nvidia.com/gpu=2");
     return b;
   };
@@ -331,8 +326,8 @@ ClusterBuilder FullOfElasticWorkers(PodGroupPhase phase) {
   b.Node("node-0", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   b.Node("node-1", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
   b.Job("big", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "big", "w", 0, 3, "node-0");
-  RunPods(b, "big", "w", 4, 7, "node-1");
+  b.RunningRange("big", "w", 0, 3, "node-0");
+  b.RunningRange("big", "w", 4, 7, "node-1");
   b.Job("new", {.min = 4, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = phase});
   return b;
 }
@@ -385,9 +380,9 @@ TEST_CASE("default configuration: victims from the queue above its deserved shar
   b.Queue("qa", 1).Queue("qb", 1);
   b.Job("a", {.queue = "qa", .min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Job("b", {.queue = "qb", .min = 1, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
-  RunPods(b, "a", "w", 0, 2, "node-0");
-  RunPods(b, "a", "w", 3, 3, "node-1");
-  RunPods(b, "b", "w", 0, 1, "node-1");
+  b.RunningRange("a", "w", 0, 2, "node-0");
+  b.RunningRange("a", "w", 3, 3, "node-1");
+  b.RunningRange("b", "w", 0, 1, "node-1");
   Starving(b, "s", 1, "cpu=1,nvidia.com/gpu=1", "qb");
   // By fulfillment alone b (1 > 3/7) would give b-w-1; qa holds 4 > 3 GPUs, so a gives.
   SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
@@ -404,7 +399,7 @@ TEST_CASE("default configuration: a queue at its capability takes back its own e
   b.Queue("research", 1, "nvidia.com/gpu=6");
   b.Job("run", {.queue = "research", .min = 2, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}},
                 .phase = PodGroupPhase::kRunning});
-  RunPods(b, "run", "w", 0, 5, "node-0");
+  b.RunningRange("run", "w", 0, 5, "node-0");
   b.Job("new", {.queue = "research", .min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=1"}},
                 .phase = PodGroupPhase::kPending});
   // Session 1. enqueue: proportion alone would refuse (6 held + 2 > 6), but run's 4 elastic

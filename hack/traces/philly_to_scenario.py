@@ -32,21 +32,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tracelib as tl  # noqa: E402
 
-GPUS_PER_NODE = 8
-CPU_PER_GPU = 6          # cores; an 8-GPU pod asks 48 of the node's 64
-MEM_GI_PER_GPU = 48      # Gi; an 8-GPU pod asks 384Gi of the node's 512Gi
-NODE_ALLOCATABLE = tl.Flow([("cpu", "64"), ("memory", "512Gi"), ("nvidia.com/gpu", 8),
-                            ("pods", "110")])
+from tracelib import GPUS_PER_NODE, NODE_ALLOCATABLE, pod_resources  # noqa: E402
 AMDAHL_SERIAL = 0.05
 
 
 class TraceError(Exception):
     pass
-
-
-def pod_resources(gpus):
-    return tl.Flow([("cpu", str(CPU_PER_GPU * gpus)), ("memory", f"{MEM_GI_PER_GPU * gpus}Gi"),
-                    ("nvidia.com/gpu", gpus)])
 
 
 def read_philly(path):
@@ -125,15 +116,7 @@ def build_job(row, t0, args, elastic):
             {"name": "worker", "replicas": 2 * g - 1, "resources": pod_resources(1)},
         ]
     else:
-        full, rest = divmod(g, GPUS_PER_NODE)
-        tasks = []
-        if full:
-            tasks.append({"name": "worker", "replicas": full,
-                          "resources": pod_resources(GPUS_PER_NODE)})
-        if rest:
-            tasks.append({"name": "tail" if full else "worker", "replicas": 1,
-                          "resources": pod_resources(rest)})
-        job["minAvailable"] = full + (1 if rest else 0)
+        tasks, job["minAvailable"] = tl.rigid_gang_tasks(g)
         job["duration"] = tl.format_duration(dur_ms)
         job["tasks"] = tasks
     return job

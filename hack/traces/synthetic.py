@@ -38,10 +38,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tracelib as tl  # noqa: E402
 
-GPUS_PER_NODE = 8
-NODE_ALLOCATABLE = tl.Flow([("cpu", "64"), ("memory", "512Gi"), ("nvidia.com/gpu", 8),
-                            ("pods", "110")])
-CPU_PER_GPU, MEM_GI_PER_GPU = 6, 48
+from tracelib import GPUS_PER_NODE, NODE_ALLOCATABLE, pod_resources  # noqa: E402
 QUEUES = [("team-a", 1, 0.40), ("team-b", 2, 0.30), ("team-c", 3, 0.20), ("team-d", 4, 0.10)]
 GANG_SIZES = [(1, 15), (2, 8), (3, 1), (4, 12), (6, 1), (8, 25), (12, 2), (16, 22), (24, 2),
               (32, 12)]
@@ -49,11 +46,6 @@ MIN_DURATION_S, MAX_DURATION_S = 300, 86400
 RESTART_COSTS_S = [30, 60, 120]
 
 _NORMAL = statistics.NormalDist()
-
-
-def pod_resources(gpus):
-    return tl.Flow([("cpu", str(CPU_PER_GPU * gpus)), ("memory", f"{MEM_GI_PER_GPU * gpus}Gi"),
-                    ("nvidia.com/gpu", gpus)])
 
 
 def truncated_lognormal(us, median, sigma, lo, hi):
@@ -135,15 +127,7 @@ def bench_week(args):
                 {"name": "worker", "replicas": g - 1 + extra[i], "resources": pod_resources(1)},
             ]
         else:
-            full, rest = divmod(g, GPUS_PER_NODE)
-            tasks = []
-            if full:
-                tasks.append({"name": "worker", "replicas": full,
-                              "resources": pod_resources(GPUS_PER_NODE)})
-            if rest:
-                tasks.append({"name": "tail" if full else "worker", "replicas": 1,
-                              "resources": pod_resources(rest)})
-            job["minAvailable"] = full + (1 if rest else 0)
+            tasks, job["minAvailable"] = tl.rigid_gang_tasks(g)
             job["tasks"] = tasks
         jobs.append(job)
 

@@ -331,3 +331,29 @@ def fmt_args(pairs):
 def fmt_float(x):
     """A float as short text: 10.0 -> '10', 0.3 -> '0.3'."""
     return f"{x:g}"
+
+
+# The GPU node both the Philly conversion and the synthetic benchmark trace use: 8 GPUs, with
+# 6 cores and 48Gi of memory asked per GPU (an 8-GPU pod takes 48 of 64 cores, 384Gi of 512Gi).
+GPUS_PER_NODE = 8
+CPU_PER_GPU = 6
+MEM_GI_PER_GPU = 48
+NODE_ALLOCATABLE = Flow([("cpu", "64"), ("memory", "512Gi"), ("nvidia.com/gpu", 8), ("pods", "110")])
+
+
+def pod_resources(gpus):
+    return Flow([("cpu", str(CPU_PER_GPU * gpus)), ("memory", f"{MEM_GI_PER_GPU * gpus}Gi"),
+                 ("nvidia.com/gpu", gpus)])
+
+
+def rigid_gang_tasks(gpus):
+    """A rigid G-GPU job as the traces README maps it: ceil(G/8) pods, full 8-GPU pods in task
+    `worker` and the remainder in one pod (task `tail`, or `worker` when it is the only pod).
+    Returns (tasks, minAvailable = pod count)."""
+    full, rest = divmod(gpus, GPUS_PER_NODE)
+    tasks = []
+    if full:
+        tasks.append({"name": "worker", "replicas": full, "resources": pod_resources(GPUS_PER_NODE)})
+    if rest:
+        tasks.append({"name": "tail" if full else "worker", "replicas": 1, "resources": pod_resources(rest)})
+    return tasks, full + (1 if rest else 0)

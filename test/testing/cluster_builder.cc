@@ -120,6 +120,12 @@ ClusterBuilder& ClusterBuilder::Running(const std::string& pod_name, const std::
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::RunningRange(const std::string& job, const std::string& role, int first,
+                                             int last, const std::string& node, std::string ns) {
+  for (int i = first; i <= last; ++i) Running(StrCat(job, "-", role, "-", i), node, ns);
+  return *this;
+}
+
 ClusterBuilder& ClusterBuilder::ForeignPod(const std::string& name, const std::string& node,
                                            std::string_view requests) {
   Pod pod;

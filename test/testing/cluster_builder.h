@@ -58,6 +58,9 @@ class ClusterBuilder {
   ClusterBuilder& Job(const std::string& name, const JobSpec& spec);
   // Marks pod <ns>/<pod> as running on `node` (the job must have been added).
   ClusterBuilder& Running(const std::string& pod, const std::string& node, std::string ns = "default");
+  // Marks pods <job>-<role>-<first..last> (inclusive) running on `node`.
+  ClusterBuilder& RunningRange(const std::string& job, const std::string& role, int first, int last,
+                               const std::string& node, std::string ns = "default");
   // A pod of another scheduler occupying `requests` on `node`.
   ClusterBuilder& ForeignPod(const std::string& name, const std::string& node, std::string_view requests);
   ClusterBuilder& LastScaled(const std::string& job, Millis when, std::string ns = "default");
