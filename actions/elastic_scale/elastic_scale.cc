@@ -7,7 +7,7 @@
 
 #include "actions/preempt_elastic_workers/preempt_elastic_workers.h"
 #include "api/log.h"
-#include "plugins/elastic/elastic_workers.h"
+#include "scheduler/framework/elastic_workers.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 

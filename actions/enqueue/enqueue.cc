@@ -8,7 +8,7 @@
 #include "actions/allocate/allocate.h"
 #include "api/log.h"
 #include "api/strings.h"
-#include "plugins/elastic/elastic_workers.h"
+#include "scheduler/framework/elastic_workers.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {

@@ -6,7 +6,7 @@
 // Inqueue job, or a running job whose min was raised or which lost a pod. Starving jobs are
 // served one at a time in job order (Session::JobOrderLess); each gets its own statement.
 //
-// Victims (candidates): the elastic workers (plugins/elastic/elastic_workers.h: placed tasks
+// Victims (candidates): the elastic workers (scheduler/framework/elastic_workers.h: placed tasks
 // beyond min, never the master, never a role below its minTaskMember, highest index first) of
 // the other jobs whose min is placed and that are Scalable (outside their cooldown) at the start
 // of the action, skipping jobs of another queue that is not reclaimable. They are ranked in one

@@ -1,7 +1,8 @@
 // What an elastic job's min, its elastic workers and its fulfillment are (spec section 2).
-// One definition shared by the `elastic` plugin and the `elastic-scale` and
-// `preempt-elastic-workers` actions, so that "placed last" and "evicted first" agree on which
-// pods are extras. Header-only: the plugin and the actions live in different libraries.
+// One definition shared by the `elastic` plugin and the `enqueue`, `elastic-scale` and
+// `preempt-elastic-workers` actions, so that "placed last", "evicted first" and "reclaimable at
+// admission" agree on which pods are extras. Part of the framework because plugins and actions
+// both build on it (neither may depend on the other).
 //
 // Definitions, for a job with min m:
 // - max = the job's pods that have not failed (its owner's replicas);
@@ -14,8 +15,8 @@
 //   master and any task whose role would fall below its minTaskMember, at most ready - m of them.
 //   The walk stops at a task placed in the running session (Allocated / Binding): a pod being
 //   bound now is never a victim, nor is anything before it in task order.
-#ifndef LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_
-#define LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_ELASTIC_WORKERS_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_ELASTIC_WORKERS_H_
 
 #include <algorithm>
 #include <climits>
@@ -243,4 +244,4 @@ inline std::vector<JobId> StarvingJobs(const Session& session) {
 
 }  // namespace lahar
 
-#endif  // LAHAR_PLUGINS_ELASTIC_ELASTIC_WORKERS_H_
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_ELASTIC_WORKERS_H_
