@@ -39,3 +39,25 @@ TEST_CASE("unknown actions and plugins are errors that list the valid names") {
 
 }  // namespace
 }  // namespace lahar
+
+#include "test/testing/session_fixture.h"
+
+namespace lahar {
+namespace {
+
+TEST_CASE("an enable flag set to false turns that hook of the plugin off") {
+  testing::ClusterBuilder b;
+  b.PriorityClass("high", 1000).Node("n", "cpu=4");
+  b.Job("low", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("urgent", {.tasks = {{"w", 1, "cpu=1"}}, .priority_class = "high"});
+  constexpr char kOn[] = "actions: allocate\ntiers:\n- plugins:\n  - name: priority\n";
+  constexpr char kOff[] = "actions: allocate\ntiers:\n- plugins:\n  - name: priority\n    enableJobOrder: false\n";
+  testing::SessionFixture on(b, kOn);
+  CHECK(on->JobOrderLess(on.job("default/urgent"), on.job("default/low")));
+  // Without priority's job order the framework's tie-break decides: creation order, low first.
+  testing::SessionFixture off(b, kOff);
+  CHECK(off->JobOrderLess(off.job("default/low"), off.job("default/urgent")));
+}
+
+}  // namespace
+}  // namespace lahar

@@ -292,3 +292,43 @@ items:
 
 }  // namespace
 }  // namespace lahar
+
+namespace lahar {
+namespace {
+
+TEST_CASE("an evicted pod frees its node only after the job's terminationGracePeriod") {
+  // One node of 4 cpu. `e` (min 1, max 4, 1 cpu each) fills it with elastic workers at t=0;
+  // its cooldown (60s) has passed when gang `g` (2 x 1 cpu) arrives at 600s. Two of e's workers
+  // are evicted at 600s (highest index first) but hold their cpu for 30s: g binds at 630s.
+  SimRun run = MustRun(R"(
+nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: e
+  minAvailable: 1
+  terminationGracePeriod: 30s
+  tasks: [{name: w, replicas: 4, resources: {cpu: "1"}}]
+- name: g
+  submit: 10m
+  minAvailable: 2
+  duration: 5m
+  tasks: [{name: w, replicas: 2, resources: {cpu: "1"}}]
+)", DefaultSchedulerConfigYaml(), 20 * 60'000);
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  std::vector<Event> evicts = OfType(events, "evict");
+  REQUIRE(evicts.size() == 2);
+  CHECK(evicts[0].t == 600);
+  CHECK(evicts[0].pod == "default/e-w-3");
+  CHECK(evicts[1].pod == "default/e-w-2");
+  CHECK(evicts[0].reason == "elastic-preempted-for default/g");
+  CHECK(evicts[0].requests["cpu"] == 1000);
+  double g_bound = -1;
+  for (const Event& e : OfType(events, "bind")) {
+    if (e.job == "default/g" && g_bound < 0) g_bound = e.t;
+  }
+  CHECK(g_bound == 630);
+}
+
+}  // namespace
+}  // namespace lahar

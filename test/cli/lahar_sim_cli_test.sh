@@ -86,5 +86,18 @@ else
   failed=$((failed + 1))
 fi
 
+# compare: one folder per configuration (labelled by file name) and one report side by side.
+printf 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: predicates\n' >"$work/plain.conf"
+printf 'actions: "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"\ntiers:\n- plugins:\n  - name: gang\n  - name: elastic\n- plugins:\n  - name: predicates\n' >"$work/elastic.conf"
+if "$sim" compare "$work/good.yaml" --config "$work/plain.conf" --config "$work/elastic.conf" --out "$work/cmp" >"$work/out" 2>&1 &&
+   [ -s "$work/cmp/plain.conf/events.jsonl" ] && [ -s "$work/cmp/elastic.conf/summary.json" ] &&
+   grep -q "plain.conf" "$work/cmp/report.html" && grep -q "elastic.conf" "$work/cmp/report.html" &&
+   grep -q "plain.conf.*elastic.conf" "$work/out"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL compare writes one folder per configuration: $(cat "$work/out")"
+  failed=$((failed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
