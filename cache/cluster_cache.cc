@@ -211,6 +211,23 @@ absl::Status ClusterCache::MarkReleasing(std::string_view pod_key) {
   return absl::OkStatus();
 }
 
+void ClusterCache::ForgetBound(std::string_view pod_key) {
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end() || !it->second.assumed_bound) return;
+  auto pod = std::make_shared<Pod>(*it->second.pod);
+  pod->node_name.clear();
+  it->second.pod = std::move(pod);
+  it->second.assumed_bound = false;
+  MarkDirty(it->second.job_key);
+}
+
+void ClusterCache::ForgetReleasing(std::string_view pod_key) {
+  auto it = pods_.find(pod_key);
+  if (it == pods_.end() || !it->second.releasing) return;
+  it->second.releasing = false;
+  MarkDirty(it->second.job_key);
+}
+
 absl::Status ClusterCache::SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase) {
   auto it = pod_groups_.find(job_key);
   if (it == pod_groups_.end()) return absl::NotFoundError(StrCat("podgroup ", job_key, " is not in the cache"));

@@ -40,6 +40,10 @@ class ClusterCache {
   // so the next session does not place the same pod twice.
   absl::Status AssumeBound(std::string_view pod_key, std::string_view node_name);
   absl::Status MarkReleasing(std::string_view pod_key);
+  // Undo an assumption the apiserver refused (the bind or eviction failed); a no-op once the
+  // apiserver has confirmed a node or the pod is gone.
+  void ForgetBound(std::string_view pod_key);
+  void ForgetReleasing(std::string_view pod_key);
   absl::Status SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase);
   // Restarts the elastic cooldown of a job.
   void RecordScale(std::string_view job_key, Millis when);

@@ -36,6 +36,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     if (deserved != session->queue_deserved().end()) state.deserved = deserved->second;
     result.queues.push_back(std::move(state));
   }
+  result.action_micros = session->action_micros();
   result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();

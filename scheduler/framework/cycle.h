@@ -44,6 +44,8 @@ struct CycleResult {
     std::optional<Resources> deserved;
   };
   std::vector<QueueState> queues;
+  // Wall time of the session and of each action (not part of any deterministic output).
+  std::vector<std::pair<std::string, int64_t>> action_micros;
   int64_t duration_micros = 0;  // wall time of the session (not part of any deterministic output)
 };
 

@@ -1,6 +1,7 @@
 #include "scheduler/framework/session.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "api/log.h"
 #include "api/status_macros.h"
@@ -109,7 +110,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(ClusterSnapshot cluster,
 absl::Status Session::RunActions(const Registry& registry) {
   for (const std::string& name : config_.actions) {
     ASSIGN_OR_RETURN(std::unique_ptr<Action> action, registry.NewAction(name, config_.ActionArguments(name)));
+    auto started = std::chrono::steady_clock::now();
     action->Execute(*this);
+    action_micros_.emplace_back(
+        name, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
   }
   return absl::OkStatus();
 }

@@ -129,6 +129,8 @@ class Session {
 
   // Runs the configured actions in order.
   absl::Status RunActions(const Registry& registry);
+  // Wall time each action took in RunActions, in configuration order (for metrics only).
+  const std::vector<std::pair<std::string, int64_t>>& action_micros() const { return action_micros_; }
   // Calls OnSessionClose and computes job status updates. No mutation after this.
   void Close();
 
@@ -304,6 +306,7 @@ class Session {
   std::vector<int32_t> job_update_index_;  // per job: index into job_updates_ or -1
   JobStatusUpdate& UpdateFor(JobId job);
   bool closed_ = false;
+  std::vector<std::pair<std::string, int64_t>> action_micros_;
 };
 
 }  // namespace lahar

@@ -1,6 +1,16 @@
 #include "scheduler/sim/scenario.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
+
+#include "api/encode.h"
 
 namespace lahar {
 namespace {
@@ -46,6 +56,67 @@ TEST_CASE("scenario errors name the line and the field") {
   CHECK(message.find("bad.yaml") != std::string::npos);
   CHECK(message.find("line 3") != std::string::npos);
   CHECK(message.find("nodes[0].allocatable.cpu") != std::string::npos);
+}
+
+TEST_CASE("a snapshot written by EncodeObjectList loads as a snapshot") {
+  std::vector<Node> nodes(2);
+  for (int i = 0; i < 2; ++i) {
+    nodes[i].meta.name = "gpu-" + std::to_string(i);
+    nodes[i].meta.labels[kHostnameLabel] = nodes[i].meta.name;
+    nodes[i].allocatable.Set(kCpu, 31'500);
+    nodes[i].allocatable.Set(kMemory, int64_t{256} << 30);
+    nodes[i].allocatable.Set(kNvidiaGpu, 8);
+    nodes[i].capacity = nodes[i].allocatable;
+  }
+  PodGroup group;
+  group.meta.name = "train";
+  group.meta.namespace_ = "ml";
+  group.min_member = 2;
+  group.min_task_member = {{"worker", 2}};
+  group.phase = PodGroupPhase::kRunning;
+  std::vector<Pod> pods(3);
+  for (int i = 0; i < 3; ++i) {
+    Pod& pod = pods[i];
+    pod.meta.name = "train-worker-" + std::to_string(i);
+    pod.meta.namespace_ = "ml";
+    pod.meta.annotations[kGroupNameAnnotation] = "train";
+    pod.meta.annotations[kTaskSpecKey] = "worker";
+    pod.scheduler_name = "lahar";
+    pod.requests.Set(kCpu, 1500);
+    pod.requests.Set(kNvidiaGpu, 1);
+    pod.limits = pod.requests;
+  }
+  pods[0].node_name = "gpu-1";
+  pods[0].phase = PodPhase::kRunning;
+  std::string text = EncodeObjectList({&nodes[0], &nodes[1]}, {&pods[0], &pods[1], &pods[2]},
+                                      {&group}, {}, {});
+
+  char path[] = "/tmp/lahar-encoded-snapshot-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    REQUIRE(out.good());
+  }
+  auto input = LoadSimInputFile(path);
+  std::remove(path);
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  CHECK(input->from_snapshot);
+  REQUIRE(input->nodes.size() == 2);
+  CHECK(input->nodes[1].meta.name == "gpu-1");
+  CHECK(input->nodes[1].allocatable.Get(kCpu) == 31'500);
+  CHECK(input->foreign_pods.empty());
+  REQUIRE(input->jobs.size() == 1);
+  const SimJob& job = input->jobs[0];
+  CHECK(job.group.meta.name == "train");
+  CHECK(job.group.min_member == 2);
+  REQUIRE(job.pods.size() == 3);
+  CHECK(job.pods[2].requests.Get(kNvidiaGpu) == 1);
+  CHECK(job.pod_tasks == std::vector<std::string>{"worker", "worker", "worker"});
+  CHECK(job.initially_bound == std::vector<std::string>{"train-worker-0"});
 }
 
 }  // namespace

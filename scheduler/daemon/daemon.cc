@@ -1,0 +1,631 @@
+#include "scheduler/daemon/daemon.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "api/encode.h"
+#include "api/log.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "cache/cluster_cache.h"
+#include "cache/kube/cache_sink.h"
+#include "cache/kube/client.h"
+#include "cache/kube/reflector.h"
+#include "scheduler/builtins.h"
+#include "scheduler/daemon/http_server.h"
+#include "scheduler/daemon/kube_writer.h"
+#include "scheduler/daemon/metrics.h"
+#include "scheduler/daemon/work_queue.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/cycle.h"
+
+namespace lahar {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr char kVolcanoApi[] = "scheduling.volcano.sh/v1beta1";
+
+struct ResourceSpec {
+  ObjectKind kind;
+  const char* resource;
+  const char* path;
+};
+constexpr ResourceSpec kWatched[] = {
+    {ObjectKind::kNode, "nodes", "/api/v1/nodes"},
+    {ObjectKind::kPod, "pods", "/api/v1/pods"},
+    {ObjectKind::kPodGroup, "podgroups", "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
+    {ObjectKind::kQueue, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues"},
+    {ObjectKind::kPriorityClass, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
+};
+
+void SplitKey(std::string_view key, std::string& namespace_, std::string& name) {
+  size_t slash = key.find('/');
+  namespace_ = std::string(key.substr(0, slash));
+  name = slash == std::string_view::npos ? std::string() : std::string(key.substr(slash + 1));
+}
+
+std::string StringAt(const rapidjson::Value& object, const char* key) {
+  auto it = object.FindMember(key);
+  return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
+}
+
+// The status fields Lahar writes, as the apiserver last showed them.
+PodGroupStatus ObservedStatus(const rapidjson::Value& object) {
+  PodGroupStatus status;
+  status.phase = PodGroupPhase::kUnknown;
+  auto it = object.FindMember("status");
+  if (it == object.MemberEnd() || !it->value.IsObject()) return status;
+  const rapidjson::Value& s = it->value;
+  std::string phase = StringAt(s, "phase");
+  for (PodGroupPhase p : {PodGroupPhase::kPending, PodGroupPhase::kInqueue, PodGroupPhase::kRunning,
+                          PodGroupPhase::kUnknown, PodGroupPhase::kCompleted}) {
+    if (PodGroupPhaseName(p) == phase) status.phase = p;
+  }
+  auto conditions = s.FindMember("conditions");
+  if (conditions != s.MemberEnd() && conditions->value.IsArray() && conditions->value.Size() == 1 &&
+      conditions->value[0].IsObject()) {
+    const rapidjson::Value& c = conditions->value[0];
+    status.condition_type = StringAt(c, "type");
+    status.reason = StringAt(c, "reason");
+    status.message = StringAt(c, "message");
+  }
+  auto count = [&](const char* key) {
+    auto v = s.FindMember(key);
+    return v != s.MemberEnd() && v->value.IsInt() ? v->value.GetInt() : 0;
+  };
+  status.running = count("running");
+  status.succeeded = count("succeeded");
+  status.failed = count("failed");
+  return status;
+}
+
+// What a cycle needs to know about a job after its snapshot has been handed to the session.
+struct JobDigest {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  bool has_pod_group = true;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  int32_t min = 1;
+  int32_t max = 1;
+  int32_t placed = 0;
+  int32_t running = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  std::vector<std::string> pending_pods;  // names
+};
+
+}  // namespace
+
+class SchedulerDaemon::Impl {
+ public:
+  explicit Impl(DaemonOptions options)
+      : options_(std::move(options)),
+        cache_(CacheOptions{options_.scheduler_names, options_.default_queue}),
+        metrics_leader_(metrics_.Gauge("lahar_leader", "1 while this instance holds the leader lease.")),
+        metrics_binds_(metrics_.Counter("lahar_binds_total", "Bindings posted, by result.", {"result"})),
+        metrics_attempts_(metrics_.Counter("lahar_schedule_attempts_total",
+                                           "Pods the scheduler tried to place, by result.", {"result"})),
+        metrics_evictions_(metrics_.Counter("lahar_pod_evictions_total", "Pods evicted, by reason.", {"reason"})),
+        metrics_reloads_(metrics_.Counter("lahar_config_reloads_total",
+                                          "Configuration reloads, by result.", {"result"})),
+        metrics_config_ok_(metrics_.Gauge("lahar_config_last_reload_successful",
+                                          "1 when the last configuration file read was valid.")),
+        metrics_e2e_(metrics_.Histogram("lahar_e2e_scheduling_latency_seconds",
+                                        "From pod creation to a successful binding.", {},
+                                        ExponentialBuckets(0.01, 2, 16))),
+        metrics_session_(metrics_.Histogram("lahar_session_duration_seconds", "Wall time of a scheduling session.",
+                                            {}, ExponentialBuckets(0.0001, 2, 18))),
+        metrics_action_(metrics_.Histogram("lahar_action_duration_seconds", "Wall time of each action in a session.",
+                                           {"action"}, ExponentialBuckets(0.00001, 2, 20))),
+        metrics_queue_allocated_(metrics_.Gauge("lahar_queue_allocated",
+                                                "Resources held by the queue's jobs (cpu in cores).",
+                                                {"queue", "resource"})),
+        metrics_queue_deserved_(metrics_.Gauge("lahar_queue_deserved", "The queue's deserved share (cpu in cores).",
+                                               {"queue", "resource"})),
+        metrics_fulfillment_(metrics_.Gauge("lahar_job_fulfillment",
+                                            "Elastic fulfillment score: (running - min) / (max - min).",
+                                            {"namespace", "job"})),
+        metrics_invalid_(metrics_.Counter("lahar_invalid_objects_total",
+                                          "Objects the apiserver accepted but Lahar could not use, by kind.",
+                                          {"kind"})),
+        metrics_writes_(metrics_.Counter("lahar_status_writes_total", "Status, condition and Event writes.",
+                                         {"kind", "result"})) {}
+
+  absl::Status Init() {
+    ASSIGN_OR_RETURN(client_, KubeClient::Create(options_.client));
+    std::string yaml(DefaultSchedulerConfigYaml());
+    if (!options_.scheduler_conf.empty()) {
+      absl::StatusOr<std::string> text = ReadFileToString(options_.scheduler_conf);
+      if (!text.ok()) return Annotate(text.status(), "--scheduler-conf");
+      yaml = *std::move(text);
+    }
+    absl::StatusOr<SchedulerConfig> config = ParseSchedulerConfig(yaml, BuiltinRegistry());
+    if (!config.ok()) return Annotate(config.status(), StrCat("--scheduler-conf ", options_.scheduler_conf));
+    config_ = std::make_shared<const SchedulerConfig>(*std::move(config));
+    config_text_ = yaml;
+    metrics_config_ok_.Set({}, 1);
+
+    for (const ResourceSpec& spec : kWatched) {
+      CacheSink::ObserveFn observe;
+      if (spec.kind == ObjectKind::kPodGroup) {
+        observe = [this](WatchEventType type, const rapidjson::Value& object) { ObservePodGroup(type, object); };
+      }
+      sinks_.push_back(std::make_unique<CacheSink>(
+          spec.kind, cache_, cache_mu_, [this](const InvalidObject& bad) { ReportInvalid(bad); }, std::move(observe)));
+      reflectors_.push_back(std::make_unique<Reflector>(*client_, spec.resource, spec.path, *sinks_.back()));
+    }
+
+    HttpHandlers handlers;
+    handlers["/healthz"] = [](const HttpRequest&) { return HttpResponse{200, "text/plain; charset=utf-8", "ok"}; };
+    handlers["/readyz"] = [this](const HttpRequest&) {
+      if (Synced()) return HttpResponse{200, "text/plain; charset=utf-8", "ok"};
+      return HttpResponse{503, "text/plain; charset=utf-8", "caches not synced"};
+    };
+    handlers["/metrics"] = [this](const HttpRequest&) {
+      return HttpResponse{200, std::string(kPrometheusContentType), metrics_.Render()};
+    };
+    handlers["/debug/snapshot"] = [this](const HttpRequest&) {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      return HttpResponse{200, "application/json",
+                          EncodeObjectList(cache_.Nodes(), cache_.Pods(), cache_.PodGroups(), cache_.Queues(),
+                                           cache_.PriorityClasses())};
+    };
+    ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.listen_address, std::move(handlers)));
+    bind_queue_ = std::make_unique<WorkQueue>(options_.bind_workers);
+    status_queue_ = std::make_unique<WorkQueue>(options_.status_workers);
+    if (options_.leader_elect) elector_ = std::make_unique<LeaderElector>(*client_, options_.leader);
+    return absl::OkStatus();
+  }
+
+  int http_port() const { return http_ ? http_->port() : 0; }
+
+  absl::Status Run(const std::atomic<bool>& stop) {
+    LAHAR_LOG(0, "daemon") << "identity=" << options_.leader.identity << " listening on " << options_.listen_address
+                           << " (port " << http_port() << "), scheduling pods of " << options_.scheduler_names.size()
+                           << " scheduler name(s) against " << options_.client.host << ":" << options_.client.port;
+    std::atomic<bool> stop_all{false};
+    std::vector<std::thread> threads;
+    for (auto& reflector : reflectors_) {
+      threads.emplace_back([&stop_all, r = reflector.get()] { r->Run(stop_all); });
+    }
+    threads.emplace_back([&] { WatchConfigFile(stop_all); });
+
+    std::atomic<bool> lost{false};
+    std::thread election;
+    if (elector_ != nullptr) {
+      election = std::thread([&] {
+        if (!elector_->Acquire(stop_all)) return;
+        metrics_leader_.Set({}, 1);
+        if (!elector_->KeepRenewing(stop_all)) {
+          metrics_leader_.Set({}, 0);
+          lost.store(true);
+        }
+      });
+    } else {
+      metrics_leader_.Set({}, 1);
+    }
+
+    auto next = Clock::now();
+    while (!stop.load() && !lost.load()) {
+      next += options_.schedule_period;
+      if (Synced() && (elector_ == nullptr || elector_->leading())) RunCycle();
+      auto now = Clock::now();
+      if (next < now) next = now;  // a slow cycle delays the next one instead of bunching them
+      while (Clock::now() < next && !stop.load() && !lost.load()) {
+        std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(50)));
+      }
+    }
+
+    // Finish the writes already decided, hand the lease back, then stop watching.
+    bind_queue_->Stop();
+    status_queue_->Stop();
+    stop_all.store(true);
+    if (election.joinable()) election.join();
+    if (elector_ != nullptr && !lost.load()) elector_->Release();
+    for (std::thread& t : threads) t.join();
+    http_->Stop();
+    if (lost.load()) return absl::AbortedError("lost the leader lease");
+    return absl::OkStatus();
+  }
+
+ private:
+  bool Synced() const {
+    for (const auto& r : reflectors_) {
+      if (!r->synced()) return false;
+    }
+    return true;
+  }
+
+  std::shared_ptr<const SchedulerConfig> Config() {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    return config_;
+  }
+
+  // The mounted ConfigMap changes by swapping a symlink, so the file is compared by content.
+  void WatchConfigFile(const std::atomic<bool>& stop) {
+    if (options_.scheduler_conf.empty()) return;
+    std::string last_seen = config_text_;
+    while (!stop.load()) {
+      auto until = Clock::now() + options_.config_poll_period;
+      while (!stop.load() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (stop.load()) break;
+      absl::StatusOr<std::string> text = ReadFileToString(options_.scheduler_conf);
+      if (!text.ok() || *text == last_seen) continue;  // mid-swap, or unchanged
+      last_seen = *text;
+      absl::StatusOr<SchedulerConfig> config = ParseSchedulerConfig(*text, BuiltinRegistry());
+      if (!config.ok()) {
+        metrics_reloads_.Add({"failure"});
+        metrics_config_ok_.Set({}, 0);
+        std::string message = StrCat("configuration reload refused, keeping the last good configuration: ",
+                                     options_.scheduler_conf, ": ", config.status().message());
+        LAHAR_ERROR("config") << message;
+        ReportAboutSelf("ConfigReloadFailed", message);
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(config_mu_);
+        config_ = std::make_shared<const SchedulerConfig>(*std::move(config));
+      }
+      metrics_reloads_.Add({"success"});
+      metrics_config_ok_.Set({}, 1);
+      LAHAR_WARN("config") << "configuration reloaded from " << options_.scheduler_conf;
+    }
+  }
+
+  // An Event on our own pod, when we know it (POD_NAMESPACE / POD_NAME from the downward API).
+  void ReportAboutSelf(std::string reason, std::string message) {
+    const char* ns = std::getenv("POD_NAMESPACE");
+    const char* name = std::getenv("POD_NAME");
+    if (ns == nullptr || name == nullptr || *ns == '\0' || *name == '\0') return;
+    PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Warning", std::move(reason), std::move(message)});
+  }
+
+  void PostEvent(EventSpec event) {
+    status_queue_->Push([this, event = std::move(event)] {
+      absl::StatusOr<HttpResult> result = CreateEvent(*client_, event, options_.leader.identity);
+      bool ok = result.ok() && result->ok();
+      metrics_writes_.Add({"event", ok ? "success" : "error"});
+      if (!ok) {
+        LAHAR_WARN("events") << "posting event " << event.reason << " on " << event.kind << " " << event.name << ": "
+                             << (result.ok() ? result->Describe() : std::string(result.status().message()));
+      }
+    });
+  }
+
+  // From reflector threads: an object the apiserver holds that Lahar cannot use.
+  void ReportInvalid(const InvalidObject& bad) {
+    {
+      std::lock_guard<std::mutex> lock(report_mu_);
+      std::string key = StrCat(ObjectKindName(bad.kind), "/", bad.namespace_, "/", bad.name);
+      std::string& last = reported_invalid_[key];
+      if (last == bad.resource_version) return;  // a relist shows the same version again
+      last = bad.resource_version;
+    }
+    metrics_invalid_.Add({std::string(ObjectKindName(bad.kind))});
+    LAHAR_WARN("cache") << "ignoring " << ObjectKindName(bad.kind) << " "
+                        << (bad.namespace_.empty() ? "" : bad.namespace_ + "/") << bad.name << ": " << bad.message;
+    std::string api_version = bad.kind == ObjectKind::kPodGroup || bad.kind == ObjectKind::kQueue ? kVolcanoApi
+                              : bad.kind == ObjectKind::kPriorityClass                           ? "scheduling.k8s.io/v1"
+                                                                                                 : "v1";
+    PostEvent(EventSpec{std::string(ObjectKindName(bad.kind)), api_version,
+                        bad.namespace_.empty() ? "default" : bad.namespace_, bad.namespace_, bad.name, bad.uid,
+                        "Warning", "InvalidSpec", StrCat("ignored by lahar-scheduler: ", bad.message)});
+  }
+
+  void ObservePodGroup(WatchEventType type, const rapidjson::Value& object) {
+    std::string key;
+    if (object.IsObject() && object.HasMember("metadata") && object["metadata"].IsObject()) {
+      key = StrCat(StringAt(object["metadata"], "namespace"), "/", StringAt(object["metadata"], "name"));
+    }
+    std::lock_guard<std::mutex> lock(report_mu_);
+    if (type == WatchEventType::kDeleted) {
+      observed_status_.erase(key);
+      written_status_.erase(key);
+    } else {
+      observed_status_[key] = ObservedStatus(object);
+    }
+  }
+
+  void RunCycle() {
+    const Millis now = absl::ToUnixMillis(absl::Now());
+    ClusterSnapshot snapshot;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      snapshot = cache_.Snapshot(now);
+    }
+    std::map<std::string, JobDigest, std::less<>> jobs;
+    for (const JobInfo& job : snapshot.jobs) {
+      JobDigest& d = jobs[job.key()];
+      d.namespace_ = job.namespace_;
+      d.name = job.name;
+      d.uid = job.uid;
+      d.has_pod_group = job.has_pod_group;
+      d.phase = job.phase;
+      d.min = job.min_available;
+      d.max = job.MaxCount();
+      d.placed = job.PlacedCount();
+      d.running = job.Count(TaskStatus::kRunning);
+      d.succeeded = job.Count(TaskStatus::kSucceeded);
+      d.failed = job.Count(TaskStatus::kFailed);
+      for (TaskId t : job.tasks) {
+        if (snapshot.tasks[t].status == TaskStatus::kPending) d.pending_pods.push_back(snapshot.tasks[t].name());
+      }
+    }
+    std::shared_ptr<const SchedulerConfig> config = Config();
+    absl::StatusOr<CycleResult> result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry());
+    if (!result.ok()) {
+      metrics_attempts_.Add({"error"});
+      LAHAR_ERROR("daemon") << "scheduling session failed: " << result.status().message();
+      return;
+    }
+    metrics_session_.Observe({}, static_cast<double>(result->duration_micros) / 1e6);
+    for (const auto& [action, micros] : result->action_micros) {
+      metrics_action_.Observe({action}, static_cast<double>(micros) / 1e6);
+    }
+
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      for (const auto& u : result->job_updates) {
+        const PodGroup* group = cache_.FindPodGroup(u.job);
+        if (group != nullptr && group->phase != u.phase) (void)cache_.SetPodGroupPhase(u.job, u.phase);
+        if (u.scaled) cache_.RecordScale(u.job, now);
+      }
+      for (const auto& b : result->binds) {
+        absl::Status assumed = cache_.AssumeBound(b.pod, b.node);
+        if (!assumed.ok()) LAHAR_WARN("daemon") << "not binding: " << assumed.message();
+      }
+      for (const auto& e : result->evicts) (void)cache_.MarkReleasing(e.pod);
+    }
+    metrics_attempts_.Add({"scheduled"}, static_cast<double>(result->binds.size()));
+    for (const auto& b : result->binds) SubmitBind(b);
+    for (const auto& e : result->evicts) SubmitEvict(e);
+    WriteJobStatus(*result, jobs);
+    WriteQueueStatus(*result);
+  }
+
+  void SubmitBind(const CycleResult::Bind& bind) {
+    bind_queue_->Push([this, bind] {
+      std::string ns, name;
+      SplitKey(bind.pod, ns, name);
+      absl::StatusOr<HttpResult> result = BindPod(*client_, ns, name, bind.node);
+      if (result.ok() && result->ok()) {
+        metrics_binds_.Add({"success"});
+        int64_t created = 0;
+        {
+          std::lock_guard<std::mutex> lock(cache_mu_);
+          if (const Pod* pod = cache_.FindPod(bind.pod)) created = pod->meta.creation_timestamp;
+        }
+        if (created > 0) {
+          metrics_e2e_.Observe({}, std::max(0.0, static_cast<double>(UnixMicrosNow()) / 1e6 - static_cast<double>(created)));
+        }
+        LAHAR_LOG(2, "bind") << bind.pod << " -> " << bind.node;
+        return;
+      }
+      const bool conflict = result.ok() && result->status == 409;
+      metrics_binds_.Add({conflict ? "conflict" : "error"});
+      LAHAR_WARN("bind") << "binding " << bind.pod << " to " << bind.node << " failed: "
+                         << (result.ok() ? result->Describe() : std::string(result.status().message()));
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      cache_.ForgetBound(bind.pod);
+    });
+  }
+
+  void SubmitEvict(const CycleResult::Evict& evict) {
+    bind_queue_->Push([this, evict] {
+      std::string ns, name;
+      SplitKey(evict.pod, ns, name);
+      absl::StatusOr<HttpResult> result = EvictPod(*client_, ns, name);
+      if (result.ok() && (result->ok() || result->status == 404)) {
+        metrics_evictions_.Add({evict.reason});
+        LAHAR_LOG(1, "evict") << evict.pod << " from " << evict.node << ": " << evict.reason;
+        PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Normal", "Evicted",
+                            StrCat("evicted by lahar-scheduler: ", evict.reason)});
+        return;
+      }
+      LAHAR_WARN("evict") << "evicting " << evict.pod << " failed: "
+                          << (result.ok() ? result->Describe() : std::string(result.status().message()));
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      cache_.ForgetReleasing(evict.pod);
+    });
+  }
+
+  // PodGroup status for every job with a PodGroup whose status would change; conditions on
+  // pending pods and an Event when a job's reason for waiting is new. Reasons are reported once
+  // they held for two sessions in a row, so that the moments while a gang's pods are still
+  // being created do not produce noise.
+  void WriteJobStatus(const CycleResult& result, const std::map<std::string, JobDigest, std::less<>>& jobs) {
+    std::map<std::string, const CycleResult::JobUpdate*, std::less<>> updates;
+    for (const auto& u : result.job_updates) updates[u.job] = &u;
+    const std::string now = RfcTime(UnixMicrosNow());
+    std::set<std::string, std::less<>> live;
+    metrics_fulfillment_.Clear();
+    size_t unschedulable = 0;
+    for (const auto& [key, job] : jobs) {
+      live.insert(key);
+      auto u = updates.find(key);
+      JobCondition& condition = conditions_[key];
+      auto set_condition = [&condition](std::string type, std::string reason, std::string message) {
+        condition.type = std::move(type);
+        condition.reason = std::move(reason);
+        condition.message = std::move(message);
+      };
+      PodGroupPhase phase = job.phase;
+      const bool scheduled = job.placed >= job.min && job.placed > 0;
+      if (u != updates.end()) phase = u->second->phase;
+      if (u != updates.end() && !u->second->reason.empty()) {
+        set_condition("Unschedulable", u->second->reason, u->second->message);
+      } else if (scheduled || (u != updates.end() && phase == PodGroupPhase::kRunning)) {
+        set_condition("Scheduled", "Scheduled", StrCat("the gang's minimum of ", job.min, " pods is placed"));
+      }
+      if (job.has_pod_group && job.max > job.min) {
+        double score = std::clamp(static_cast<double>(job.placed - job.min) / (job.max - job.min), 0.0, 1.0);
+        metrics_fulfillment_.Set({job.namespace_, job.name}, score);
+      }
+      const bool waiting = condition.type == "Unschedulable";
+      if (waiting) unschedulable += job.pending_pods.size();
+      const bool stable = waiting && condition.message == condition.previous_message;
+      condition.previous_message = waiting ? condition.message : "";
+
+      if (job.has_pod_group) {
+        PodGroupStatus status{phase, condition.type, condition.reason, condition.message,
+                              job.running, job.succeeded, job.failed};
+        bool write;
+        {
+          std::lock_guard<std::mutex> lock(report_mu_);
+          auto observed = observed_status_.find(key);
+          auto written = written_status_.find(key);
+          write = (observed == observed_status_.end() || !(observed->second == status)) &&
+                  (written == written_status_.end() || !(written->second == status));
+          if (write) written_status_[key] = status;
+        }
+        if (write) {
+          status_queue_->Push([this, job, status, now] {
+            absl::StatusOr<HttpResult> r = PatchPodGroupStatus(*client_, job.namespace_, job.name, status, now);
+            bool ok = r.ok() && r->ok();
+            metrics_writes_.Add({"podgroup", ok ? "success" : "error"});
+            if (!ok) {
+              LAHAR_WARN("status") << "PodGroup " << job.namespace_ << "/" << job.name << ": "
+                                   << (r.ok() ? r->Describe() : std::string(r.status().message()));
+              std::lock_guard<std::mutex> lock(report_mu_);
+              written_status_.erase(StrCat(job.namespace_, "/", job.name));
+            }
+          });
+        }
+      }
+      if (!stable || condition.reported_message == condition.message) continue;
+      condition.reported_message = condition.message;
+      std::string message = condition.message;
+      if (job.has_pod_group) {
+        PostEvent(EventSpec{"PodGroup", kVolcanoApi, job.namespace_, job.namespace_, job.name, job.uid, "Warning",
+                            "Unschedulable", message});
+      }
+      for (const std::string& pod : job.pending_pods) {
+        if (!job.has_pod_group) {
+          PostEvent(EventSpec{"Pod", "v1", job.namespace_, job.namespace_, pod, "", "Warning", "FailedScheduling",
+                              message});
+        }
+        status_queue_->Push([this, ns = job.namespace_, pod, message, now] {
+          absl::StatusOr<HttpResult> r = PatchPodUnschedulable(*client_, ns, pod, message, now);
+          bool ok = r.ok() && (r->ok() || r->status == 404);
+          metrics_writes_.Add({"pod-condition", ok ? "success" : "error"});
+        });
+      }
+    }
+    metrics_attempts_.Add({"unschedulable"}, static_cast<double>(unschedulable));
+    // Forget jobs that are gone.
+    for (auto it = conditions_.begin(); it != conditions_.end();) {
+      it = live.count(it->first) ? std::next(it) : conditions_.erase(it);
+    }
+  }
+
+  void WriteQueueStatus(const CycleResult& result) {
+    std::set<std::string, std::less<>> existing;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      for (const Queue* q : cache_.Queues()) existing.insert(q->meta.name);
+    }
+    metrics_queue_allocated_.Clear();
+    metrics_queue_deserved_.Clear();
+    auto gauge_value = [](ResourceId id, int64_t amount) {
+      return ResourceUnit(id) == QuantityUnit::kMilli ? static_cast<double>(amount) / 1000 : static_cast<double>(amount);
+    };
+    for (const auto& q : result.queues) {
+      for (const auto& [id, amount] : q.allocated.NonZero()) {
+        metrics_queue_allocated_.Set({q.queue, ResourceName(id)}, gauge_value(id, amount));
+      }
+      if (q.deserved) {
+        for (const auto& [id, amount] : q.deserved->NonZero()) {
+          metrics_queue_deserved_.Set({q.queue, ResourceName(id)}, gauge_value(id, amount));
+        }
+      }
+      if (!existing.count(q.queue)) continue;  // the implicit default queue has no object
+      Resources previous;
+      auto it = queue_allocated_.find(q.queue);
+      if (it != queue_allocated_.end()) {
+        if (it->second == q.allocated) continue;
+        previous = it->second;
+      }
+      queue_allocated_[q.queue] = q.allocated;
+      status_queue_->Push([this, name = q.queue, allocated = q.allocated, previous] {
+        absl::StatusOr<HttpResult> r = PatchQueueAllocated(*client_, name, allocated, previous);
+        bool ok = r.ok() && r->ok();
+        metrics_writes_.Add({"queue", ok ? "success" : "error"});
+        if (!ok) {
+          LAHAR_WARN("status") << "Queue " << name << ": " << (r.ok() ? r->Describe() : std::string(r.status().message()));
+        }
+      });
+    }
+  }
+
+  struct JobCondition {
+    std::string type;
+    std::string reason;
+    std::string message;
+    std::string previous_message;  // the waiting message of the previous session
+    std::string reported_message;  // the last one Events and pod conditions were written for
+  };
+
+  DaemonOptions options_;
+  std::unique_ptr<KubeClient> client_;
+
+  std::mutex cache_mu_;
+  ClusterCache cache_;
+  std::vector<std::unique_ptr<CacheSink>> sinks_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+
+  std::mutex config_mu_;
+  std::shared_ptr<const SchedulerConfig> config_;
+  std::string config_text_;
+
+  std::unique_ptr<LeaderElector> elector_;
+  std::unique_ptr<HttpServer> http_;
+  std::unique_ptr<WorkQueue> bind_queue_;
+  std::unique_ptr<WorkQueue> status_queue_;
+
+  // Loop thread only.
+  std::map<std::string, JobCondition, std::less<>> conditions_;
+  std::map<std::string, Resources, std::less<>> queue_allocated_;
+
+  std::mutex report_mu_;  // guards what reflector threads and writers share below
+  std::map<std::string, std::string> reported_invalid_;
+  std::map<std::string, PodGroupStatus, std::less<>> observed_status_;
+  std::map<std::string, PodGroupStatus, std::less<>> written_status_;
+
+  MetricsRegistry metrics_;
+  GaugeFamily& metrics_leader_;
+  CounterFamily& metrics_binds_;
+  CounterFamily& metrics_attempts_;
+  CounterFamily& metrics_evictions_;
+  CounterFamily& metrics_reloads_;
+  GaugeFamily& metrics_config_ok_;
+  HistogramFamily& metrics_e2e_;
+  HistogramFamily& metrics_session_;
+  HistogramFamily& metrics_action_;
+  GaugeFamily& metrics_queue_allocated_;
+  GaugeFamily& metrics_queue_deserved_;
+  GaugeFamily& metrics_fulfillment_;
+  CounterFamily& metrics_invalid_;
+  CounterFamily& metrics_writes_;
+};
+
+absl::StatusOr<std::unique_ptr<SchedulerDaemon>> SchedulerDaemon::Create(DaemonOptions options) {
+  if (options.schedule_period <= std::chrono::milliseconds(0)) {
+    return absl::InvalidArgumentError("--schedule-period must be positive");
+  }
+  if (options.scheduler_names.empty()) return absl::InvalidArgumentError("--scheduler-name must not be empty");
+  auto impl = std::make_unique<Impl>(std::move(options));
+  RETURN_IF_ERROR(impl->Init());
+  return std::unique_ptr<SchedulerDaemon>(new SchedulerDaemon(std::move(impl)));
+}
+
+SchedulerDaemon::SchedulerDaemon(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SchedulerDaemon::~SchedulerDaemon() = default;
+absl::Status SchedulerDaemon::Run(const std::atomic<bool>& stop) { return impl_->Run(stop); }
+int SchedulerDaemon::http_port() const { return impl_->http_port(); }
+
+}  // namespace lahar
