@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/escaping.h"
@@ -25,15 +26,15 @@ absl::StatusOr<std::string> DecodeBase64(const std::string& data, std::string_vi
   return out;
 }
 
-// The named entry of a kubeconfig list (clusters, users, contexts), or null.
-YAML::Node FindNamed(const YAML::Node& list, std::string_view name, const char* inner) {
-  if (!list.IsSequence()) return YAML::Node();
+// The named entry of a kubeconfig list (clusters, users, contexts), if there is one.
+std::optional<YAML::Node> FindNamed(const YAML::Node& list, std::string_view name, const char* inner) {
+  if (!list.IsSequence()) return std::nullopt;
   for (const auto& entry : list) {
-    if (entry.IsMap() && entry["name"] && entry["name"].as<std::string>() == name) {
-      return entry[inner] ? entry[inner] : YAML::Node(YAML::NodeType::Map);
+    if (entry.IsMap() && entry["name"] && entry["name"].IsScalar() && entry["name"].as<std::string>() == name) {
+      return entry[inner] && entry[inner].IsMap() ? entry[inner] : YAML::Node(YAML::NodeType::Map);
     }
   }
-  return YAML::Node();
+  return std::nullopt;
 }
 
 std::string Scalar(const YAML::Node& map, const char* key) {
@@ -123,11 +124,13 @@ absl::StatusOr<ClientConfig> LoadKubeconfig(const std::string& path, std::string
     std::string name(context_name);
     if (name.empty()) name = Scalar(root, "current-context");
     if (name.empty()) return absl::InvalidArgumentError(StrCat(where, ": no current-context"));
-    YAML::Node context = FindNamed(root["contexts"], name, "context");
-    if (!context) return absl::InvalidArgumentError(StrCat(where, ": context \"", name, "\" not found"));
+    std::optional<YAML::Node> found_context = FindNamed(root["contexts"], name, "context");
+    if (!found_context) return absl::InvalidArgumentError(StrCat(where, ": context \"", name, "\" not found"));
+    const YAML::Node context = *found_context;
     const std::string cluster_name = Scalar(context, "cluster");
-    YAML::Node cluster = FindNamed(root["clusters"], cluster_name, "cluster");
-    if (!cluster) return absl::InvalidArgumentError(StrCat(where, ": cluster \"", cluster_name, "\" not found"));
+    std::optional<YAML::Node> found_cluster = FindNamed(root["clusters"], cluster_name, "cluster");
+    if (!found_cluster) return absl::InvalidArgumentError(StrCat(where, ": cluster \"", cluster_name, "\" not found"));
+    const YAML::Node cluster = *found_cluster;
     ClientConfig config;
     RETURN_IF_ERROR(Annotate(ParseServerUrl(Scalar(cluster, "server"), config), StrCat(where, ": cluster ", cluster_name)));
     config.insecure_skip_tls_verify = Scalar(cluster, "insecure-skip-tls-verify") == "true";
@@ -138,8 +141,9 @@ absl::StatusOr<ClientConfig> LoadKubeconfig(const std::string& path, std::string
 
     const std::string user_name = Scalar(context, "user");
     if (!user_name.empty()) {
-      YAML::Node user = FindNamed(root["users"], user_name, "user");
-      if (!user) return absl::InvalidArgumentError(StrCat(where, ": user \"", user_name, "\" not found"));
+      std::optional<YAML::Node> found_user = FindNamed(root["users"], user_name, "user");
+      if (!found_user) return absl::InvalidArgumentError(StrCat(where, ": user \"", user_name, "\" not found"));
+      const YAML::Node user = *found_user;
       const std::string user_where = StrCat(where, ": user ", user_name);
       if (user["exec"] || user["auth-provider"]) {
         return absl::UnimplementedError(StrCat(user_where, ": exec and auth-provider credentials are not supported; "
