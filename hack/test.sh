@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: unit and action tests (ctest), the simulator's golden checks, the trace
-# converters' tests, the same unit tests under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and a short libFuzzer run of each fuzz target.
+# converters' tests, the daemon's end-to-end suite against a real kube-apiserver + etcd + kwok
+# (built from Go modules once per machine into ~/.cache/lahar), the unit tests again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, and a short libFuzzer run of each fuzz target.
 #   LAHAR_QUICK=1 hack/test.sh   # skip the sanitizer build and the fuzzers
+#   LAHAR_E2E=0 hack/test.sh     # skip the end-to-end suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/install-deps.sh
@@ -15,6 +17,11 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 
 echo "== trace converters"
 python3 -m unittest discover -s hack/traces -p 'test_*.py' -q
+
+if [ "${LAHAR_E2E:-1}" != 0 ]; then
+  echo "== e2e: lahar-scheduler on a real control plane"
+  test/e2e/run.sh
+fi
 
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/hack/ubsan.supp"
