@@ -6,10 +6,13 @@
 # Usage: hack/local-cluster.sh up [DIR]    start; prints the kubeconfig path last
 #        hack/local-cluster.sh down [DIR]  stop everything started in DIR
 #        hack/local-cluster.sh status [DIR]
+#        hack/local-cluster.sh restart-apiserver [DIR]  stop kube-apiserver and
+#                                  start it again (same flags, port, etcd data)
 #
 # DIR defaults to $LAHAR_CLUSTER_DIR or ~/.cache/lahar/cluster. After `up` it
 # holds: kubeconfig (token auth, CA embedded), env (shell assignments:
 # LAHAR_API_URL, LAHAR_API_TOKEN, LAHAR_API_CA, LAHAR_KUBECONFIG, ports),
+# kube-apiserver.cmd (its command line, NUL-separated, for restart-apiserver),
 # pki/ (ca.crt, apiserver.crt, admin.crt/key with O=system:masters for
 # client-certificate auth, sa.key/sa.pub), *.log, *.pid, etcd data.
 #
@@ -229,7 +232,7 @@ install_crds() {
     if [ "$code" != 201 ] && [ "$code" != 409 ]; then
       die "installing CRD from ${doc##*/} failed (HTTP $code): $(echo "${out%$'\n'*}" | grep -o '"message":"[^"]*"' | head -1)"
     fi
-    name="$(echo "$out" | grep -o '"name":"[^"]*"' | head -1 | cut -d'"' -f4)"
+    name="$(echo "${out%$'\n'*}" | tr -d ' \n' | grep -o '"name":"[^"]*"' | head -1 | cut -d'"' -f4)" || true
     [ -n "$name" ] && names+=("$name")
   done
   for name in "${names[@]}"; do
@@ -291,8 +294,9 @@ up() {
   wait_for etcd healthy etcd_ok
 
   say "starting kube-apiserver on 127.0.0.1:$API_PORT"
+  # The command line is kept in DIR so that restart-apiserver can run it again.
   # shellcheck disable=SC2086
-  start kube-apiserver "$KUBE_APISERVER" \
+  local api_cmd=("$KUBE_APISERVER" \
     --bind-address=127.0.0.1 \
     --secure-port="$API_PORT" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -309,7 +313,9 @@ up() {
     --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
     --endpoint-reconciler-type=none \
     --profiling=false \
-    ${LAHAR_APISERVER_ARGS:-}
+    ${LAHAR_APISERVER_ARGS:-})
+  printf '%s\0' "${api_cmd[@]}" >"$DIR/kube-apiserver.cmd"
+  start kube-apiserver "${api_cmd[@]}"
   wait_for kube-apiserver "ready (/readyz)" readyz_ok
 
   write_kubeconfig
@@ -345,8 +351,44 @@ up() {
   echo "$DIR/kubeconfig"
 }
 
+# Stops kube-apiserver and starts it again with the command line `up` used (same
+# port, certificates and etcd), then waits for /readyz. etcd and kwok keep running.
+restart_apiserver() {
+  [ -f "$DIR/kube-apiserver.cmd" ] && [ -f "$DIR/env" ] ||
+    die "no cluster started by '$0 up' in $DIR (kube-apiserver.cmd or env missing)"
+  local cmd=() pid i LAHAR_API_URL="" LAHAR_API_TOKEN=""
+  mapfile -d '' cmd <"$DIR/kube-apiserver.cmd"
+  # shellcheck disable=SC1091
+  . "$DIR/env"
+  API_PORT="${LAHAR_API_URL##*:}"
+  TOKEN="$LAHAR_API_TOKEN"
+  if pid="$(alive_pid kube-apiserver)"; then
+    # Its graceful shutdown waits on open watches for 15 s or more: 5 s, then KILL.
+    kill "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
+    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    say "stopped kube-apiserver (pid $pid)"
+  else
+    say "kube-apiserver was not running"
+  fi
+  rm -f "$DIR/kube-apiserver.pid"
+  # The wrapper writes the exit file just after the process ends; let it, so
+  # that it does not land after the new process started.
+  for i in $(seq 1 20); do [ -f "$DIR/kube-apiserver.exit" ] && break; sleep 0.1; done
+  say "starting kube-apiserver on 127.0.0.1:$API_PORT again"
+  start kube-apiserver "${cmd[@]}"
+  wait_for kube-apiserver "ready (/readyz)" readyz_ok
+  say "kube-apiserver ready again (pid $(cat "$DIR/kube-apiserver.pid"))"
+}
+
 case "$CMD" in
   up) up ;;
+  restart-apiserver)
+    [ -d "$DIR" ] || die "no cluster directory $DIR"
+    DIR="$(cd "$DIR" && pwd)"
+    restart_apiserver
+    ;;
   down)
     if [ -d "$DIR" ]; then
       DIR="$(cd "$DIR" && pwd)"
@@ -362,5 +404,5 @@ case "$CMD" in
     done
     exit $rc
     ;;
-  *) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -421,7 +421,9 @@ class SchedulerDaemon::Impl {
       SplitKey(evict.pod, ns, name);
       absl::StatusOr<HttpResult> result = EvictPod(*client_, ns, name);
       if (result.ok() && (result->ok() || result->status == 404)) {
-        metrics_evictions_.Add({evict.reason});
+        // The reason names the job evicted for ("elastic-preempted-for ns/job"); the metric
+        // keeps only its kind, so its series stay few.
+        metrics_evictions_.Add({evict.reason.substr(0, evict.reason.find(' '))});
         LAHAR_LOG(1, "evict") << evict.pod << " from " << evict.node << ": " << evict.reason;
         PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Normal", "Evicted",
                             StrCat("evicted by lahar-scheduler: ", evict.reason)});
@@ -434,10 +436,14 @@ class SchedulerDaemon::Impl {
     });
   }
 
+  // A reason to wait is reported (Event, pod conditions) once it has held this long, so that
+  // the moments while a gang's pods are still being created produce no noise.
+  std::chrono::milliseconds ReportDelay() const {
+    return std::max<std::chrono::milliseconds>(2 * options_.schedule_period, std::chrono::seconds(1));
+  }
+
   // PodGroup status for every job with a PodGroup whose status would change; conditions on
-  // pending pods and an Event when a job's reason for waiting is new. Reasons are reported once
-  // they held for two sessions in a row, so that the moments while a gang's pods are still
-  // being created do not produce noise.
+  // pending pods and an Event when a job's reason for waiting is new (see ReportDelay).
   void WriteJobStatus(const CycleResult& result, const std::map<std::string, JobDigest, std::less<>>& jobs) {
     std::map<std::string, const CycleResult::JobUpdate*, std::less<>> updates;
     for (const auto& u : result.job_updates) updates[u.job] = &u;
@@ -468,8 +474,9 @@ class SchedulerDaemon::Impl {
       }
       const bool waiting = condition.type == "Unschedulable";
       if (waiting) unschedulable += job.pending_pods.size();
-      const bool stable = waiting && condition.message == condition.previous_message;
+      if (!waiting || condition.message != condition.previous_message) condition.since = Clock::now();
       condition.previous_message = waiting ? condition.message : "";
+      const bool stable = waiting && Clock::now() - condition.since >= ReportDelay();
 
       if (job.has_pod_group) {
         PodGroupStatus status{phase, condition.type, condition.reason, condition.message,
@@ -567,6 +574,7 @@ class SchedulerDaemon::Impl {
     std::string reason;
     std::string message;
     std::string previous_message;  // the waiting message of the previous session
+    Clock::time_point since;       // when it first said previous_message
     std::string reported_message;  // the last one Events and pod conditions were written for
   };
 
