@@ -28,6 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr char kVolcanoApi[] = "scheduling.volcano.sh/v1beta1";
+constexpr auto kCountsWritePeriod = std::chrono::seconds(5);
 
 struct ResourceSpec {
   ObjectKind kind;
@@ -326,6 +327,7 @@ class SchedulerDaemon::Impl {
     if (type == WatchEventType::kDeleted) {
       observed_status_.erase(key);
       written_status_.erase(key);
+      count_written_at_.erase(key);
     } else {
       observed_status_[key] = ObservedStatus(object);
     }
@@ -488,18 +490,29 @@ class SchedulerDaemon::Impl {
           auto written = written_status_.find(key);
           write = (observed == observed_status_.end() || !(observed->second == status)) &&
                   (written == written_status_.end() || !(written->second == status));
-          if (write) written_status_[key] = status;
+          // Pod counts move with every pod that starts; they are written at most every
+          // kCountsWritePeriod per PodGroup, phase and condition changes at once. A deferred
+          // write happens in a later session, which compares again.
+          if (write && written != written_status_.end() && SamePhaseAndCondition(written->second, status) &&
+              Clock::now() - count_written_at_[key] < kCountsWritePeriod) {
+            write = false;
+          }
+          if (write) {
+            written_status_[key] = status;
+            count_written_at_[key] = Clock::now();
+          }
         }
         if (write) {
-          status_queue_->Push([this, job, status, now] {
-            absl::StatusOr<HttpResult> r = PatchPodGroupStatus(*client_, job.namespace_, job.name, status, now);
+          status_queue_->Push([this, ns = job.namespace_, name = job.name, status, now] {
+            WaitForBinds();
+            absl::StatusOr<HttpResult> r = PatchPodGroupStatus(*client_, ns, name, status, now);
             bool ok = r.ok() && r->ok();
             metrics_writes_.Add({"podgroup", ok ? "success" : "error"});
             if (!ok) {
-              LAHAR_WARN("status") << "PodGroup " << job.namespace_ << "/" << job.name << ": "
+              LAHAR_WARN("status") << "PodGroup " << ns << "/" << name << ": "
                                    << (r.ok() ? r->Describe() : std::string(r.status().message()));
               std::lock_guard<std::mutex> lock(report_mu_);
-              written_status_.erase(StrCat(job.namespace_, "/", job.name));
+              written_status_.erase(StrCat(ns, "/", name));
             }
           });
         }
@@ -517,6 +530,7 @@ class SchedulerDaemon::Impl {
                               message});
         }
         status_queue_->Push([this, ns = job.namespace_, pod, message, now] {
+          WaitForBinds();
           absl::StatusOr<HttpResult> r = PatchPodUnschedulable(*client_, ns, pod, message, now);
           bool ok = r.ok() && (r->ok() || r->status == 404);
           metrics_writes_.Add({"pod-condition", ok ? "success" : "error"});
@@ -528,6 +542,17 @@ class SchedulerDaemon::Impl {
     for (auto it = conditions_.begin(); it != conditions_.end();) {
       it = live.count(it->first) ? std::next(it) : conditions_.erase(it);
     }
+  }
+
+  static bool SamePhaseAndCondition(const PodGroupStatus& a, const PodGroupStatus& b) {
+    return a.phase == b.phase && a.condition_type == b.condition_type && a.reason == b.reason && a.message == b.message;
+  }
+
+  // Status writes give way to bindings: both go to the same apiserver, and a pod waiting for
+  // its node matters more than a status field. Bounded, so status is never starved for long.
+  void WaitForBinds() {
+    auto until = Clock::now() + std::chrono::seconds(5);
+    while (bind_queue_->Pending() > 0 && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
   void WriteQueueStatus(const CycleResult& result) {
@@ -559,6 +584,7 @@ class SchedulerDaemon::Impl {
       }
       queue_allocated_[q.queue] = q.allocated;
       status_queue_->Push([this, name = q.queue, allocated = q.allocated, previous] {
+        WaitForBinds();
         absl::StatusOr<HttpResult> r = PatchQueueAllocated(*client_, name, allocated, previous);
         bool ok = r.ok() && r->ok();
         metrics_writes_.Add({"queue", ok ? "success" : "error"});
@@ -603,6 +629,7 @@ class SchedulerDaemon::Impl {
   std::map<std::string, std::string> reported_invalid_;
   std::map<std::string, PodGroupStatus, std::less<>> observed_status_;
   std::map<std::string, PodGroupStatus, std::less<>> written_status_;
+  std::map<std::string, Clock::time_point, std::less<>> count_written_at_;
 
   MetricsRegistry metrics_;
   GaugeFamily& metrics_leader_;
