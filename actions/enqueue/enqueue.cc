@@ -115,17 +115,20 @@ class EnqueueAction : public Action {
     }
     // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
     const Resources need = AdmissionRequest(session, job);
+    // Name what the user wrote: minResources, or (when unset) the gang's min pods.
+    const std::string what = job.min_resources.IsZero()
+                                 ? StrCat("its minimum of ", job.min_available, " pods (", need.DebugString(), ")")
+                                 : StrCat("minResources ", need.DebugString());
     if (int shortage = headroom.Shortage(need); shortage >= 0) {
       session.SetJobCondition(job.id, "NotEnoughResources",
                               StrCat("not admitted: the cluster has too little ",
-                                     ResourceName(static_cast<ResourceId>(shortage)), " free for minResources ",
-                                     need.DebugString(), " (free: ", headroom.available().DebugString(), ")"));
+                                     ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,
+                                     " (free: ", headroom.available().DebugString(), ")"));
       return;
     }
     if (!session.JobEnqueueable(job)) {
       session.SetJobCondition(job.id, "NotEnoughResources",
-                              StrCat("not admitted: queue ", queue.name, " cannot take minResources ",
-                                     need.DebugString()));
+                              StrCat("not admitted: queue ", queue.name, " cannot take ", what));
       return;
     }
     headroom.Reserve(need);

@@ -122,6 +122,9 @@ TEST_CASE("enqueue: without minResources, the requests of the min pods are what 
   // m: 2 pods x 2 cpu = 4 of the 4 free; n: 1 cpu, none left.
   CHECK(PhaseOf(out, "default/m") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(out, "default/n") == kPending);
+  // The user set no minResources: the message names the gang's min instead.
+  CHECK(out.job_updates.at("default/n").message ==
+        "not admitted: the cluster has too little cpu free for its minimum of 1 pods (cpu: 1) (free: none)");
 }
 
 TEST_CASE("enqueue: a closed queue admits nothing") {
