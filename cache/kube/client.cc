@@ -30,7 +30,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
-constexpr auto kRequestTimeout = std::chrono::seconds(60);
 constexpr size_t kMaxBodyBytes = size_t{1} << 30;
 
 bool IsIpLiteral(const std::string& host) {
@@ -116,9 +115,9 @@ class KubeClient::Connection {
   }
 
   template <typename Request>
-  absl::Status Write(Request& request, const std::atomic<bool>* stop) {
+  absl::Status Write(Request& request, Clock::duration timeout, const std::atomic<bool>* stop) {
     return WithStream([&](auto& stream) {
-      return Await("sending request", kRequestTimeout, stop, [&](auto handler) {
+      return Await("sending request", timeout, stop, [&](auto handler) {
         http::async_write(stream, request, handler);
       });
     });
@@ -316,8 +315,8 @@ absl::StatusOr<HttpResult> KubeClient::Request(std::string_view method, std::str
         reused = false;
       }
       requests_sent_.fetch_add(1);
-      status = connection->Write(request, nullptr);
-      if (status.ok()) status = connection->Read(*parser, kRequestTimeout, nullptr);
+      status = connection->Write(request, retry_.request_timeout, nullptr);
+      if (status.ok()) status = connection->Read(*parser, retry_.request_timeout, nullptr);
       if (status.ok() || !reused || absl::IsCancelled(status)) break;
       connection.reset();
     }
@@ -361,7 +360,7 @@ absl::Status KubeClient::Stream(std::string_view target, const std::function<voi
   http::request<http::string_body> request = MakeRequest(http::verb::get, target, config_, Token());
   request.prepare_payload();
   requests_sent_.fetch_add(1);
-  absl::Status status = (*connection)->Write(request, &stop);
+  absl::Status status = (*connection)->Write(request, retry_.request_timeout, &stop);
   if (!status.ok()) return status;
 
   http::response_parser<http::buffer_body> parser;

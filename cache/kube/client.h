@@ -29,6 +29,9 @@ struct HttpResult {
 };
 
 struct RetryPolicy {
+  // How long one request may take from sending to the whole answer; then it is abandoned
+  // (and retried like a broken connection).
+  std::chrono::milliseconds request_timeout{60000};
   int max_attempts = 5;
   std::chrono::milliseconds initial_backoff{100};
   std::chrono::milliseconds max_backoff{5000};

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "boost/asio/ip/tcp.hpp"
 #include "cache/kube/cache_sink.h"
 #include "cache/kube/rate_limiter.h"
 #include "cache/kube/reflector.h"
@@ -32,7 +33,7 @@ struct FakeApiserver {
     config.qps = qps;
     config.burst = burst;
     absl::StatusOr<std::unique_ptr<KubeClient>> client =
-        KubeClient::Create(config, RetryPolicy{4, std::chrono::milliseconds(1), std::chrono::milliseconds(5)});
+        KubeClient::Create(config, RetryPolicy{std::chrono::seconds(10), 4, std::chrono::milliseconds(1), std::chrono::milliseconds(5)});
     REQUIRE(client.ok());
     return *std::move(client);
   }
@@ -88,11 +89,43 @@ TEST_CASE("an unreachable apiserver is an Unavailable error, not a crash") {
   config.tls = false;
   config.host = "127.0.0.1";
   config.port = std::to_string(port);
-  auto client = KubeClient::Create(config, RetryPolicy{2, std::chrono::milliseconds(1), std::chrono::milliseconds(1)});
+  auto client = KubeClient::Create(config, RetryPolicy{std::chrono::seconds(10), 2, std::chrono::milliseconds(1), std::chrono::milliseconds(1)});
   REQUIRE(client.ok());
   absl::StatusOr<HttpResult> result = (*client)->Request("GET", "/api");
   REQUIRE_FALSE(result.ok());
   CHECK(absl::IsUnavailable(result.status()));
+}
+
+TEST_CASE("a request the server never answers times out and is retried") {
+  // A listener that accepts and never answers.
+  boost::asio::io_context ioc;
+  boost::asio::ip::tcp::acceptor acceptor(ioc, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  std::vector<boost::asio::ip::tcp::socket> held;
+  std::atomic<bool> done{false};
+  std::thread accepter([&] {
+    while (!done) {
+      boost::system::error_code ec;
+      acceptor.non_blocking(true);
+      boost::asio::ip::tcp::socket s = acceptor.accept(ec);
+      if (!ec) held.push_back(std::move(s));
+      std::this_thread::sleep_for(5ms);
+    }
+  });
+  ClientConfig config;
+  config.tls = false;
+  config.host = "127.0.0.1";
+  config.port = std::to_string(acceptor.local_endpoint().port());
+  auto client = KubeClient::Create(config, RetryPolicy{200ms, 2, 1ms, 1ms});
+  REQUIRE(client.ok());
+  auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<HttpResult> result = (*client)->Request("GET", "/api");
+  auto took = std::chrono::steady_clock::now() - started;
+  done = true;
+  accepter.join();
+  REQUIRE_FALSE(result.ok());
+  CHECK(absl::IsDeadlineExceeded(result.status()));
+  CHECK(took >= 400ms);  // two attempts of 200 ms
+  CHECK(took < 5s);
 }
 
 TEST_CASE("kept-alive connections are reused across requests and threads") {

@@ -23,7 +23,9 @@
 //                                             times from its start to the first bound pod and
 //                                             to N bound pods; runs --on-done (CMD still
 //                                             running), stops CMD (TERM, then KILL after 15 s),
-//                                             prints one JSON object; --cpu-of NAME=PID
+//                                             prints one JSON object. CMD's output goes to
+//                                             --log, each line prefixed with the seconds since
+//                                             its start. --cpu-of NAME=PID
 //                                             (repeatable) adds the CPU seconds that process
 //                                             used until all were bound
 //
@@ -489,9 +491,18 @@ int Measure(KubeClient& client, const Options& o) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  // The command's output goes through a pipe to --log, every line prefixed with the seconds
+  // since its start.
+  int pipe_fds[2] = {-1, -1};
+  FILE* log = nullptr;
   if (!o.log_file.empty()) {
-    posix_spawn_file_actions_addopen(&actions, 1, o.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    log = std::fopen(o.log_file.c_str(), "a");
+    if (log == nullptr || pipe2(pipe_fds, O_CLOEXEC) != 0) {
+      watch.Stop();
+      return std::cerr << "bind_ceiling: measure: cannot open " << o.log_file << "\n", 1;
+    }
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 2);
   }
   std::vector<char*> argv;
   for (const std::string& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -507,7 +518,29 @@ int Measure(KubeClient& client, const Options& o) {
   posix_spawnattr_destroy(&attributes);
   if (spawned != 0) {
     watch.Stop();
+    if (log != nullptr) {
+      std::fclose(log);
+      close(pipe_fds[0]);
+      close(pipe_fds[1]);
+    }
     return std::cerr << "bind_ceiling: measure: cannot start " << argv[0] << ": " << std::strerror(spawned) << "\n", 1;
+  }
+  std::thread logger;
+  if (log != nullptr) {
+    close(pipe_fds[1]);
+    logger = std::thread([log, fd = pipe_fds[0], origin] {
+      FILE* in = fdopen(fd, "r");
+      char* line = nullptr;
+      size_t capacity = 0;
+      ssize_t n;
+      while ((n = getline(&line, &capacity, in)) > 0) {
+        std::fprintf(log, "%8.3f %s%s", Since(origin), line, line[n - 1] == '\n' ? "" : "\n");
+        std::fflush(log);
+      }
+      std::free(line);
+      std::fclose(in);
+      std::fclose(log);
+    });
   }
   std::fprintf(stderr, "bind_ceiling: measure: started %s (pid %d); waiting for %d bound pods in %s\n", argv[0], pid,
                o.expect, o.namespace_.c_str());
@@ -581,6 +614,7 @@ int Measure(KubeClient& client, const Options& o) {
     }
   }
   watch.Stop();
+  if (logger.joinable()) logger.join();  // ends when the command's output closes
 
   const size_t bound = watch.Count();
   const size_t n = static_cast<size_t>(o.expect);
