@@ -35,8 +35,10 @@
 # Output: a table on stdout, OUT/result.json, and per round in OUT/<namespace>.*: the
 # scheduler's log, the measurement (.json, with a timeline of bound pods every 0.5 s), and for
 # Lahar its /metrics when the last pod was bound (for kube-scheduler its /metrics too, served on
-# 127.0.0.1 with /metrics allowed without authorization), and the CPU seconds the scheduler,
-# kube-apiserver, etcd and kwok used until all pods were bound. The cluster is brought up in
+# 127.0.0.1 with /metrics allowed without authorization), the CPU seconds the scheduler,
+# kube-apiserver, etcd and kwok used until all pods were bound, and what kube-apiserver served
+# meanwhile (requests by verb and resource, watch events by resource, from its /metrics before the
+# start and after the last binding). The cluster is brought up in
 # --cluster-dir and always torn down.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -144,10 +146,18 @@ profiles:
 - schedulerName: default-scheduler
 EOF
 
-# measure ROUND NS CMD...: times CMD until all of NS's pods are bound; the JSON in OUT/NS.json.
+apiserver_metrics() { # FILE
+  curl -sS --max-time 30 --cacert "$LAHAR_API_CA" -H "Authorization: Bearer $LAHAR_API_TOKEN" \
+    "$LAHAR_API_URL/metrics" >"$1" || true
+}
+
+# measure ROUND NS ON-DONE CMD...: times CMD until all of NS's pods are bound (JSON in
+# OUT/NS.json); ON-DONE runs then, with CMD still running.
 measure() {
   local round="$1" ns="$2" on_done="$3"
   shift 3
+  apiserver_metrics "$OUT/$ns.apiserver-before"
+  on_done="${on_done:+$on_done; }curl -sS --max-time 30 --cacert '$LAHAR_API_CA' -H 'Authorization: Bearer $LAHAR_API_TOKEN' '$LAHAR_API_URL/metrics' >'$OUT/$ns.apiserver-after'"
   local cpu_of=() c
   for c in kube-apiserver etcd kwok; do
     [ -s "$CLUSTER_DIR/$c.pid" ] && cpu_of+=(--cpu-of "$c=$(cat "$CLUSTER_DIR/$c.pid")")
@@ -234,6 +244,29 @@ for line in open(os.path.join(out, "rounds.txt")):
                    r"|scheduler_schedule_attempts_total|scheduler_pod_scheduling_sli_duration_seconds_(sum|count)")
         r["metrics"] = {m.rsplit(" ", 1)[0]: float(m.rsplit(" ", 1)[1]) for m in open(metrics)
                         if re.match(pattern, m)}
+    # What kube-apiserver served during the round.
+    def series(path, name):
+        values = {}
+        try:
+            for m in open(path):
+                if m.startswith(name + "{"):
+                    labels = dict(re.findall(r'(\w+)="([^"]*)"', m[len(name):m.rindex("}") + 1]))
+                    values[tuple(sorted(labels.items()))] = float(m.rsplit(" ", 1)[1])
+        except OSError:
+            pass
+        return values
+    before, after = (os.path.join(out, ns + ".apiserver-" + w) for w in ("before", "after"))
+    if os.path.exists(after):
+        served = {}
+        for name, keys in (("apiserver_request_total", ("verb", "resource", "subresource")),
+                           ("apiserver_watch_events_total", ("resource",)),
+                           ("apiserver_watch_events_sizes_sum", ("resource",))):
+            b, a = series(before, name), series(after, name)
+            for labels, value in a.items():
+                d = dict(labels)
+                key = name.replace("apiserver_", "") + " " + " ".join(d.get(k, "") for k in keys).strip()
+                served[key] = served.get(key, 0) + value - b.get(labels, 0)
+        r["apiserver"] = {k: round(v) for k, v in sorted(served.items()) if v >= 1}
     rounds.append(r)
 
 def num(v):
