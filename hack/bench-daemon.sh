@@ -16,7 +16,10 @@
 # binding requests (--bind-workers). Every pod requests cpu 1, memory 1Gi.
 #
 # Each round: create the pods (and PodGroups) in a namespace of their own while no scheduler
-# runs (bind_ceiling create, 16 parallel requests), let the cluster settle, start the scheduler
+# runs (bind_ceiling create, 16 parallel requests), wait until the cluster is quiet (kwok works
+# through its backlog of the previous round for a while: marking pods Running, finishing
+# deletions; --settle S is the least wait, quiet means kwok under 5% and kube-apiserver under
+# 40% of a core for 3 s in a row, at most --settle-max 300 s), start the scheduler
 # and time from its start until every pod is bound (bind_ceiling measure: a watch on the
 # namespace's pods with fieldSelector spec.nodeName!=, so the time of each binding is known
 # without polling lists), stop it, delete the round's pods (grace 0). Reported: seconds and
@@ -26,19 +29,19 @@
 #
 # Usage: hack/bench-daemon.sh [--nodes 1000] [--gangs 1000] [--size 10] [--qps 5000]
 #          [--burst 10000] [--bind-workers 16] [--rounds lahar@1s,lahar@100ms,kube-scheduler,ceiling]
-#          [--repeat 1] [--settle 5] [--timeout 900] [--out out/bench-daemon]
+#          [--repeat 1] [--settle 5] [--settle-max 300] [--timeout 900] [--out out/bench-daemon]
 #          [--cluster-dir ~/.cache/lahar/bench-cluster] [--no-build]
 #   quick run:  hack/bench-daemon.sh --nodes 100 --gangs 100
 # --repeat N runs the list of rounds N times (the machine's noise shows); the summary takes the
 # median of each round's figures.
 #
 # Output: a table on stdout, OUT/result.json, and per round in OUT/<namespace>.*: the
-# scheduler's log, the measurement (.json, with a timeline of bound pods every 0.5 s), and for
-# Lahar its /metrics when the last pod was bound (for kube-scheduler its /metrics too, served on
-# 127.0.0.1 with /metrics allowed without authorization), the CPU seconds the scheduler,
-# kube-apiserver, etcd and kwok used until all pods were bound, and what kube-apiserver served
-# meanwhile (requests by verb and resource, watch events by resource, from its /metrics before the
-# start and after the last binding). The cluster is brought up in
+# scheduler's log (lines prefixed with seconds since its start), the measurement (.json, with a
+# timeline of bound pods every 0.5 s), its /metrics when the last pod was bound (kube-scheduler
+# serves them on 127.0.0.1 with /metrics allowed without authorization), the CPU seconds the
+# scheduler, kube-apiserver, etcd and kwok used until all pods were bound, and what
+# kube-apiserver served meanwhile (requests by verb and resource, watch events by resource; from
+# its /metrics before the start and after the last binding). The cluster is brought up in
 # --cluster-dir and always torn down.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -52,6 +55,7 @@ BURST=10000
 BIND_WORKERS=16
 ROUNDS="lahar@1s,lahar@100ms,kube-scheduler,ceiling"
 SETTLE=5
+SETTLE_MAX=300
 TIMEOUT=900
 OUT=out/bench-daemon
 CLUSTER_DIR="${LAHAR_CACHE:-$HOME/.cache/lahar}/bench-cluster"
@@ -69,6 +73,7 @@ while [ $# -gt 0 ]; do
     --bind-workers) BIND_WORKERS="$2"; shift ;;
     --rounds) ROUNDS="$2"; shift ;;
     --settle) SETTLE="$2"; shift ;;
+    --settle-max) SETTLE_MAX="$2"; shift ;;
     --repeat) REPEAT="$2"; shift ;;
     --timeout) TIMEOUT="$2"; shift ;;
     --out) OUT="$2"; shift ;;
@@ -129,6 +134,35 @@ COMMON=(--kubeconfig "$KC" --qps "$QPS" --burst "$BURST")
 log "creating $NODES kwok nodes (cpu 32, memory 256Gi, pods 110)"
 "$BC" nodes "${COMMON[@]}" --workers 16 --count "$NODES" --prefix bench-node --cpu 32 --memory 256Gi --pods 110
 
+# CPU seconds (user + system) process PID has used; 0 if it is gone.
+cpu_of() {
+  local stat
+  stat="$(cat "/proc/$1/stat" 2>/dev/null)" || { echo 0; return; }
+  stat="${stat##*) }"
+  awk -v t="$(getconf CLK_TCK)" '{ printf "%.3f", ($12 + $13) / t }' <<<"$stat"
+}
+
+# Waits at least --settle seconds, then until kwok and kube-apiserver have been quiet for 3 s in a
+# row (at most --settle-max seconds): the previous round's leftovers must not run into the next.
+settle() {
+  local start=$SECONDS quiet=0 kwok api k0 a0 k1 a1
+  kwok="$(cat "$CLUSTER_DIR/kwok.pid")"
+  api="$(cat "$CLUSTER_DIR/kube-apiserver.pid")"
+  sleep "$SETTLE"
+  while [ $((SECONDS - start)) -lt "$SETTLE_MAX" ]; do
+    k0="$(cpu_of "$kwok")" a0="$(cpu_of "$api")"
+    sleep 1
+    k1="$(cpu_of "$kwok")" a1="$(cpu_of "$api")"
+    if awk -v k="$k1" -v K="$k0" -v a="$a1" -v A="$a0" 'BEGIN { exit !(k - K < 0.05 && a - A < 0.4) }'; then
+      quiet=$((quiet + 1))
+      [ "$quiet" -ge 3 ] && { log "cluster quiet after $((SECONDS - start)) s"; return 0; }
+    else
+      quiet=0
+    fi
+  done
+  log "warning: cluster still busy after ${SETTLE_MAX} s (kwok or kube-apiserver); going on"
+}
+
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
@@ -186,7 +220,7 @@ for round in "${ROUND_LIST[@]}"; do
   log "round $i: $round: creating $PODS pods${podgroups:+ in $GANGS PodGroups} in namespace $ns"
   "$BC" create "${COMMON[@]}" --workers 16 --namespace "$ns" --gangs "$GANGS" --size "$SIZE" \
     --scheduler "$scheduler" "${podgroups[@]}"
-  sleep "$SETTLE"
+  settle
   port="$(free_port)"
   case "$round" in
     lahar*)
@@ -327,3 +361,4 @@ if lahar:
               f"{f(s.get('ratio_to_kube_scheduler_after_first_bind'), '{:.2f}'):>16}")
 print(f"\nresult: {os.path.join(out, 'result.json')}")
 EOF
+gzip -f "$OUT"/*.apiserver-before "$OUT"/*.apiserver-after 2>/dev/null || true  # kept for digging, compressed
