@@ -352,17 +352,7 @@ absl::StatusOr<PodGroup> DecodePodGroupImpl(const Field& f) {
   ASSIGN_OR_RETURN(pg.priority_class_name, spec["priorityClassName"].String());
   ASSIGN_OR_RETURN(pg.min_resources, ResourceList(spec["minResources"]));
   ASSIGN_OR_RETURN(std::string phase, f["status"]["phase"].String("Pending"));
-  if (phase == "Pending" || phase.empty()) {
-    pg.phase = PodGroupPhase::kPending;
-  } else if (phase == "Inqueue") {
-    pg.phase = PodGroupPhase::kInqueue;
-  } else if (phase == "Running") {
-    pg.phase = PodGroupPhase::kRunning;
-  } else if (phase == "Completed") {
-    pg.phase = PodGroupPhase::kCompleted;
-  } else {
-    pg.phase = PodGroupPhase::kUnknown;
-  }
+  pg.phase = ParsePodGroupPhase(phase);
   return pg;
 }
 
@@ -629,6 +619,14 @@ std::string_view PodPhaseName(PodPhase phase) {
     case PodPhase::kUnknown: return "Unknown";
   }
   return "Unknown";
+}
+
+PodGroupPhase ParsePodGroupPhase(std::string_view name) {
+  if (name.empty() || name == "Pending") return PodGroupPhase::kPending;
+  if (name == "Inqueue") return PodGroupPhase::kInqueue;
+  if (name == "Running") return PodGroupPhase::kRunning;
+  if (name == "Completed") return PodGroupPhase::kCompleted;
+  return PodGroupPhase::kUnknown;
 }
 
 std::string_view PodGroupPhaseName(PodGroupPhase phase) {

@@ -119,6 +119,8 @@ struct PriorityClass {
 
 std::string_view PodPhaseName(PodPhase phase);
 std::string_view PodGroupPhaseName(PodGroupPhase phase);
+// The inverse of PodGroupPhaseName; "" reads as Pending, a name it does not know as Unknown.
+PodGroupPhase ParsePodGroupPhase(std::string_view name);
 
 }  // namespace lahar
 

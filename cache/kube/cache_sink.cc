@@ -4,17 +4,10 @@
 
 #include "api/decode.h"
 #include "api/strings.h"
+#include "cache/kube/json_fields.h"
 
 namespace lahar {
 namespace {
-
-std::string MetaString(const rapidjson::Value& object, const char* field) {
-  if (!object.IsObject()) return "";
-  auto meta = object.FindMember("metadata");
-  if (meta == object.MemberEnd() || !meta->value.IsObject()) return "";
-  auto value = meta->value.FindMember(field);
-  return value != meta->value.MemberEnd() && value->value.IsString() ? value->value.GetString() : "";
-}
 
 std::string KeyOf(std::string_view namespace_, std::string_view name) {
   return namespace_.empty() ? std::string(name) : StrCat(namespace_, "/", name);
@@ -72,8 +65,8 @@ void CacheSink::UpsertLocked(const rapidjson::Value& object) {
     }
   }
   if (!status.ok() && on_invalid_) {
-    on_invalid_(InvalidObject{kind_, MetaString(object, "namespace"), MetaString(object, "name"),
-                              MetaString(object, "uid"), MetaString(object, "resourceVersion"),
+    on_invalid_(InvalidObject{kind_, MetadataField(object, "namespace"), MetadataField(object, "name"),
+                              MetadataField(object, "uid"), MetadataField(object, "resourceVersion"),
                               std::string(status.message())});
   }
 }
@@ -92,7 +85,7 @@ void CacheSink::Apply(WatchEventType type, const rapidjson::Value& object) {
   if (observe_) observe_(type, object);
   std::lock_guard<std::mutex> lock(cache_mu_);
   if (type == WatchEventType::kDeleted) {
-    DeleteLocked(MetaString(object, "namespace"), MetaString(object, "name"));
+    DeleteLocked(MetadataField(object, "namespace"), MetadataField(object, "name"));
   } else {
     UpsertLocked(object);
   }
@@ -104,7 +97,7 @@ void CacheSink::Replace(const std::vector<const rapidjson::Value*>& objects) {
   }
   std::set<std::string> listed;
   for (const rapidjson::Value* object : objects) {
-    listed.insert(KeyOf(MetaString(*object, "namespace"), MetaString(*object, "name")));
+    listed.insert(KeyOf(MetadataField(*object, "namespace"), MetadataField(*object, "name")));
   }
   std::lock_guard<std::mutex> lock(cache_mu_);
   // What the cache holds of this kind that the list no longer has was deleted meanwhile.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "api/log.h"
 #include "api/strings.h"
 #include "boost/asio/connect.hpp"
@@ -243,7 +244,7 @@ std::string KubeClient::Token() {
     token_checked_ = Clock::now();
     absl::StatusOr<std::string> text = ReadFileToString(config_.token_file);
     if (text.ok()) {
-      while (!text->empty() && std::isspace(static_cast<unsigned char>(text->back()))) text->pop_back();
+      absl::StripTrailingAsciiWhitespace(&*text);
       if (!text->empty()) token_ = *std::move(text);
     }
   }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
@@ -153,9 +154,7 @@ absl::StatusOr<ClientConfig> LoadKubeconfig(const std::string& path, std::string
       if (std::string file = Scalar(user, "tokenFile"); !file.empty() && config.bearer_token.empty()) {
         config.token_file = Resolve(base_dir, file);
         ASSIGN_OR_RETURN(config.bearer_token, ReadFileToString(config.token_file));
-        while (!config.bearer_token.empty() && std::isspace(static_cast<unsigned char>(config.bearer_token.back()))) {
-          config.bearer_token.pop_back();
-        }
+        absl::StripTrailingAsciiWhitespace(&config.bearer_token);
       }
       absl::StatusOr<std::string> cert = InlineOrFile(user, "client-certificate-data", "client-certificate", base_dir);
       if (!cert.ok()) return Annotate(cert.status(), user_where);
@@ -186,9 +185,7 @@ absl::StatusOr<ClientConfig> InClusterConfig(const std::string& root) {
   config.port = port;
   config.token_file = root + "/token";
   ASSIGN_OR_RETURN(config.bearer_token, ReadFileToString(config.token_file));
-  while (!config.bearer_token.empty() && std::isspace(static_cast<unsigned char>(config.bearer_token.back()))) {
-    config.bearer_token.pop_back();
-  }
+  absl::StripTrailingAsciiWhitespace(&config.bearer_token);
   ASSIGN_OR_RETURN(config.ca_pem, ReadFileToString(root + "/ca.crt"));
   return config;
 }

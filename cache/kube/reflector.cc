@@ -4,27 +4,12 @@
 
 #include "api/log.h"
 #include "api/strings.h"
+#include "cache/kube/json_fields.h"
 
 namespace lahar {
 namespace {
 
 constexpr char kGoneMarker[] = "resource version gone: ";
-
-std::string ResourceVersionOf(const rapidjson::Value& object) {
-  if (!object.IsObject()) return "";
-  auto meta = object.FindMember("metadata");
-  if (meta == object.MemberEnd() || !meta->value.IsObject()) return "";
-  auto rv = meta->value.FindMember("resourceVersion");
-  return rv != meta->value.MemberEnd() && rv->value.IsString() ? rv->value.GetString() : "";
-}
-
-// Sleeps up to `duration`, waking early when `stop` is set.
-void SleepUnlessStopped(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
-  auto until = std::chrono::steady_clock::now() + duration;
-  while (!stop.load() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(duration, std::chrono::milliseconds(50)));
-  }
-}
 
 }  // namespace
 
@@ -102,7 +87,7 @@ void Reflector::HandleLine(std::string_view line, absl::Status& watch_error) {
     return;
   }
   events_.fetch_add(1);
-  std::string version = ResourceVersionOf(object);
+  std::string version = MetadataField(object, "resourceVersion");
   if (type == "BOOKMARK") {
     if (!version.empty()) resource_version_ = version;
     return;

@@ -13,6 +13,7 @@
 #include "cache/cluster_cache.h"
 #include "cache/kube/cache_sink.h"
 #include "cache/kube/client.h"
+#include "cache/kube/json_fields.h"
 #include "cache/kube/reflector.h"
 #include "scheduler/builtins.h"
 #include "scheduler/daemon/http_server.h"
@@ -49,43 +50,31 @@ void SplitKey(std::string_view key, std::string& namespace_, std::string& name) 
   name = slash == std::string_view::npos ? std::string() : std::string(key.substr(slash + 1));
 }
 
-std::string StringAt(const rapidjson::Value& object, const char* key) {
-  auto it = object.FindMember(key);
-  return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
-}
-
 // The status fields Lahar writes, as the apiserver last showed them.
 PodGroupStatus ObservedStatus(const rapidjson::Value& object) {
   PodGroupStatus status;
-  status.phase = PodGroupPhase::kUnknown;
-  auto it = object.FindMember("status");
-  if (it == object.MemberEnd() || !it->value.IsObject()) return status;
-  const rapidjson::Value& s = it->value;
-  std::string phase = StringAt(s, "phase");
-  for (PodGroupPhase p : {PodGroupPhase::kPending, PodGroupPhase::kInqueue, PodGroupPhase::kRunning,
-                          PodGroupPhase::kUnknown, PodGroupPhase::kCompleted}) {
-    if (PodGroupPhaseName(p) == phase) status.phase = p;
-  }
+  const rapidjson::Value& s = ObjectField(object, "status");
+  // No phase at all (a PodGroup nobody has written status for yet) differs from every phase we
+  // write, so the first status is always written.
+  const std::string phase = StringField(s, "phase");
+  status.phase = phase.empty() ? PodGroupPhase::kUnknown : ParsePodGroupPhase(phase);
   auto conditions = s.FindMember("conditions");
   if (conditions != s.MemberEnd() && conditions->value.IsArray() && conditions->value.Size() == 1 &&
       conditions->value[0].IsObject()) {
     const rapidjson::Value& c = conditions->value[0];
-    status.condition_type = StringAt(c, "type");
-    status.reason = StringAt(c, "reason");
-    status.message = StringAt(c, "message");
+    status.condition_type = StringField(c, "type");
+    status.reason = StringField(c, "reason");
+    status.message = StringField(c, "message");
   }
-  auto count = [&](const char* key) {
-    auto v = s.FindMember(key);
-    return v != s.MemberEnd() && v->value.IsInt() ? v->value.GetInt() : 0;
-  };
-  status.running = count("running");
-  status.succeeded = count("succeeded");
-  status.failed = count("failed");
+  status.running = static_cast<int32_t>(IntField(s, "running"));
+  status.succeeded = static_cast<int32_t>(IntField(s, "succeeded"));
+  status.failed = static_cast<int32_t>(IntField(s, "failed"));
   return status;
 }
 
 // What a cycle needs to know about a job after its snapshot has been handed to the session.
 struct JobDigest {
+  std::string key;  // namespace/name
   std::string namespace_;
   std::string name;
   std::string uid;
@@ -211,15 +200,22 @@ class SchedulerDaemon::Impl {
       metrics_leader_.Set({}, 1);
     }
 
-    auto next = Clock::now();
-    while (!stop.load() && !lost.load()) {
-      next += options_.schedule_period;
-      if (Synced() && (elector_ == nullptr || elector_->leading())) RunCycle();
-      auto now = Clock::now();
-      if (next < now) next = now;  // a slow cycle delays the next one instead of bunching them
-      while (Clock::now() < next && !stop.load() && !lost.load()) {
-        std::this_thread::sleep_for(std::min<Clock::duration>(next - Clock::now(), std::chrono::milliseconds(50)));
+    auto sleep_until = [&](Clock::time_point until) {
+      while (Clock::now() < until && !stop.load() && !lost.load()) {
+        std::this_thread::sleep_for(std::min<Clock::duration>(until - Clock::now(), std::chrono::milliseconds(20)));
       }
+    };
+    while (!stop.load() && !lost.load()) {
+      // The first session runs as soon as the caches are synced (and the lease held), not a
+      // period later.
+      if (!Synced() || (elector_ != nullptr && !elector_->leading())) {
+        sleep_until(Clock::now() + std::chrono::milliseconds(20));
+        continue;
+      }
+      // A slow cycle delays the next one instead of bunching them.
+      const Clock::time_point next = Clock::now() + options_.schedule_period;
+      RunCycle();
+      sleep_until(next);
     }
 
     // Finish the writes already decided, hand the lease back, then stop watching.
@@ -252,8 +248,7 @@ class SchedulerDaemon::Impl {
     if (options_.scheduler_conf.empty()) return;
     std::string last_seen = config_text_;
     while (!stop.load()) {
-      auto until = Clock::now() + options_.config_poll_period;
-      while (!stop.load() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      SleepUnlessStopped(options_.config_poll_period, stop);
       if (stop.load()) break;
       absl::StatusOr<std::string> text = ReadFileToString(options_.scheduler_conf);
       if (!text.ok() || *text == last_seen) continue;  // mid-swap, or unchanged
@@ -319,10 +314,7 @@ class SchedulerDaemon::Impl {
   }
 
   void ObservePodGroup(WatchEventType type, const rapidjson::Value& object) {
-    std::string key;
-    if (object.IsObject() && object.HasMember("metadata") && object["metadata"].IsObject()) {
-      key = StrCat(StringAt(object["metadata"], "namespace"), "/", StringAt(object["metadata"], "name"));
-    }
+    const std::string key = StrCat(MetadataField(object, "namespace"), "/", MetadataField(object, "name"));
     std::lock_guard<std::mutex> lock(report_mu_);
     if (type == WatchEventType::kDeleted) {
       observed_status_.erase(key);
@@ -340,9 +332,11 @@ class SchedulerDaemon::Impl {
       std::lock_guard<std::mutex> lock(cache_mu_);
       snapshot = cache_.Snapshot(now);
     }
-    std::map<std::string, JobDigest, std::less<>> jobs;
+    std::vector<JobDigest> jobs;  // sorted by key, as the snapshot's jobs are
+    jobs.reserve(snapshot.jobs.size());
     for (const JobInfo& job : snapshot.jobs) {
-      JobDigest& d = jobs[job.key()];
+      JobDigest& d = jobs.emplace_back();
+      d.key = job.key();
       d.namespace_ = job.namespace_;
       d.name = job.name;
       d.uid = job.uid;
@@ -370,6 +364,8 @@ class SchedulerDaemon::Impl {
       metrics_action_.Observe({action}, static_cast<double>(micros) / 1e6);
     }
 
+    std::vector<int64_t> created;  // per bind: the pod's creation time, for the e2e latency
+    created.reserve(result->binds.size());
     {
       std::lock_guard<std::mutex> lock(cache_mu_);
       for (const auto& u : result->job_updates) {
@@ -380,28 +376,25 @@ class SchedulerDaemon::Impl {
       for (const auto& b : result->binds) {
         absl::Status assumed = cache_.AssumeBound(b.pod, b.node);
         if (!assumed.ok()) LAHAR_WARN("daemon") << "not binding: " << assumed.message();
+        const Pod* pod = cache_.FindPod(b.pod);
+        created.push_back(pod != nullptr ? pod->meta.creation_timestamp : 0);
       }
       for (const auto& e : result->evicts) (void)cache_.MarkReleasing(e.pod);
     }
     metrics_attempts_.Add({"scheduled"}, static_cast<double>(result->binds.size()));
-    for (const auto& b : result->binds) SubmitBind(b);
+    for (size_t i = 0; i < result->binds.size(); ++i) SubmitBind(result->binds[i], created[i]);
     for (const auto& e : result->evicts) SubmitEvict(e);
     WriteJobStatus(*result, jobs);
     WriteQueueStatus(*result);
   }
 
-  void SubmitBind(const CycleResult::Bind& bind) {
-    bind_queue_->Push([this, bind] {
+  void SubmitBind(const CycleResult::Bind& bind, int64_t created) {
+    bind_queue_->Push([this, bind, created] {
       std::string ns, name;
       SplitKey(bind.pod, ns, name);
       absl::StatusOr<HttpResult> result = BindPod(*client_, ns, name, bind.node);
       if (result.ok() && result->ok()) {
         metrics_binds_.Add({"success"});
-        int64_t created = 0;
-        {
-          std::lock_guard<std::mutex> lock(cache_mu_);
-          if (const Pod* pod = cache_.FindPod(bind.pod)) created = pod->meta.creation_timestamp;
-        }
         if (created > 0) {
           metrics_e2e_.Observe({}, std::max(0.0, static_cast<double>(UnixMicrosNow()) / 1e6 - static_cast<double>(created)));
         }
@@ -446,14 +439,15 @@ class SchedulerDaemon::Impl {
 
   // PodGroup status for every job with a PodGroup whose status would change; conditions on
   // pending pods and an Event when a job's reason for waiting is new (see ReportDelay).
-  void WriteJobStatus(const CycleResult& result, const std::map<std::string, JobDigest, std::less<>>& jobs) {
+  void WriteJobStatus(const CycleResult& result, const std::vector<JobDigest>& jobs) {
     std::map<std::string, const CycleResult::JobUpdate*, std::less<>> updates;
     for (const auto& u : result.job_updates) updates[u.job] = &u;
     const std::string now = RfcTime(UnixMicrosNow());
     std::set<std::string, std::less<>> live;
     metrics_fulfillment_.Clear();
     size_t unschedulable = 0;
-    for (const auto& [key, job] : jobs) {
+    for (const JobDigest& job : jobs) {
+      const std::string& key = job.key;
       live.insert(key);
       auto u = updates.find(key);
       JobCondition& condition = conditions_[key];

@@ -21,6 +21,20 @@ void Field(JsonWriter& w, std::string_view key, std::string_view value) {
   Str(w, value);
 }
 
+// Opens the object and writes apiVersion, kind and metadata {name, namespace}; the caller adds
+// the rest and closes it.
+void StartObject(JsonWriter& w, std::string_view api_version, std::string_view kind, std::string_view name,
+                 std::string_view namespace_) {
+  w.StartObject();
+  Field(w, "apiVersion", api_version);
+  Field(w, "kind", kind);
+  Str(w, "metadata");
+  w.StartObject();
+  Field(w, "name", name);
+  Field(w, "namespace", namespace_);
+  w.EndObject();
+}
+
 std::string PodPath(std::string_view namespace_, std::string_view pod, std::string_view sub) {
   return StrCat("/api/v1/namespaces/", namespace_, "/pods/", pod, "/", sub);
 }
@@ -41,14 +55,7 @@ absl::StatusOr<HttpResult> BindPod(KubeClient& client, std::string_view namespac
                                    std::string_view node) {
   rapidjson::StringBuffer body;
   JsonWriter w(body);
-  w.StartObject();
-  Field(w, "apiVersion", "v1");
-  Field(w, "kind", "Binding");
-  Str(w, "metadata");
-  w.StartObject();
-  Field(w, "name", pod);
-  Field(w, "namespace", namespace_);
-  w.EndObject();
+  StartObject(w, "v1", "Binding", pod, namespace_);
   Str(w, "target");
   w.StartObject();
   Field(w, "apiVersion", "v1");
@@ -62,14 +69,7 @@ absl::StatusOr<HttpResult> BindPod(KubeClient& client, std::string_view namespac
 absl::StatusOr<HttpResult> EvictPod(KubeClient& client, std::string_view namespace_, std::string_view pod) {
   rapidjson::StringBuffer body;
   JsonWriter w(body);
-  w.StartObject();
-  Field(w, "apiVersion", "policy/v1");
-  Field(w, "kind", "Eviction");
-  Str(w, "metadata");
-  w.StartObject();
-  Field(w, "name", pod);
-  Field(w, "namespace", namespace_);
-  w.EndObject();
+  StartObject(w, "policy/v1", "Eviction", pod, namespace_);
   w.EndObject();
   return client.Request("POST", PodPath(namespace_, pod, "eviction"), body.GetString());
 }
@@ -168,15 +168,10 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
   const int64_t now = UnixMicrosNow();
   rapidjson::StringBuffer body;
   JsonWriter w(body);
-  w.StartObject();
-  Field(w, "apiVersion", "v1");
-  Field(w, "kind", "Event");
-  Str(w, "metadata");
-  w.StartObject();
-  Field(w, "name", StrCat(event.name, ".", StrFormat("%llx", static_cast<unsigned long long>(now)),
-                          StrFormat("%llx", static_cast<unsigned long long>(sequence.fetch_add(1)))));
-  Field(w, "namespace", event.namespace_);
-  w.EndObject();
+  StartObject(w, "v1", "Event",
+              StrCat(event.name, ".", StrFormat("%llx", static_cast<unsigned long long>(now)),
+                     StrFormat("%llx", static_cast<unsigned long long>(sequence.fetch_add(1)))),
+              event.namespace_);
   Str(w, "involvedObject");
   w.StartObject();
   Field(w, "apiVersion", event.api_version);

@@ -4,6 +4,7 @@
 
 #include "api/log.h"
 #include "api/strings.h"
+#include "cache/kube/json_fields.h"
 #include "rapidjson/document.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -13,21 +14,6 @@ namespace lahar {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string StringAt(const rapidjson::Value& object, const char* key) {
-  auto it = object.FindMember(key);
-  return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : "";
-}
-
-int64_t IntAt(const rapidjson::Value& object, const char* key) {
-  auto it = object.FindMember(key);
-  return it != object.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 0;
-}
-
-void SleepUnlessStopped(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
-  auto until = Clock::now() + duration;
-  while (!stop.load() && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
 
 }  // namespace
 
@@ -99,11 +85,10 @@ bool LeaderElector::TryAcquireOrRenew() {
   rapidjson::Document lease;
   lease.Parse(got->body.data(), got->body.size());
   if (lease.HasParseError() || !lease.IsObject()) return false;
-  static const rapidjson::Value kEmpty(rapidjson::kObjectType);
-  const rapidjson::Value& spec = lease.HasMember("spec") && lease["spec"].IsObject() ? lease["spec"] : kEmpty;
-  const rapidjson::Value& meta = lease.HasMember("metadata") && lease["metadata"].IsObject() ? lease["metadata"] : kEmpty;
-  Record current{StringAt(spec, "holderIdentity"), IntAt(spec, "leaseDurationSeconds"), StringAt(spec, "acquireTime"),
-                 StringAt(spec, "renewTime"), IntAt(spec, "leaseTransitions"), StringAt(meta, "resourceVersion")};
+  const rapidjson::Value& spec = ObjectField(lease, "spec");
+  Record current{StringField(spec, "holderIdentity"), IntField(spec, "leaseDurationSeconds"),
+                 StringField(spec, "acquireTime"),    StringField(spec, "renewTime"),
+                 IntField(spec, "leaseTransitions"),  MetadataField(lease, "resourceVersion")};
   std::string observed = StrCat(current.holder, "|", current.renew_time, "|", current.resource_version);
   if (observed != observed_) {
     observed_ = observed;
@@ -165,12 +150,11 @@ void LeaderElector::Release() {
   if (!got.ok() || !got->ok()) return;
   rapidjson::Document lease;
   lease.Parse(got->body.data(), got->body.size());
-  if (lease.HasParseError() || !lease.IsObject() || !lease.HasMember("spec") || !lease["spec"].IsObject()) return;
-  const rapidjson::Value& spec = lease["spec"];
-  if (StringAt(spec, "holderIdentity") != config_.identity) return;
+  if (lease.HasParseError() || !lease.IsObject()) return;
+  const rapidjson::Value& spec = ObjectField(lease, "spec");
+  if (StringField(spec, "holderIdentity") != config_.identity) return;
   const std::string now = RfcMicroTime(UnixMicrosNow());
-  Record released{"", 1, now, now, IntAt(spec, "leaseTransitions"),
-                  lease.HasMember("metadata") ? StringAt(lease["metadata"], "resourceVersion") : ""};
+  Record released{"", 1, now, now, IntField(spec, "leaseTransitions"), MetadataField(lease, "resourceVersion")};
   absl::StatusOr<HttpResult> result = client_.Request("PUT", LeasePath(), LeaseBody(released));
   if (result.ok() && result->ok()) LAHAR_LOG(0, "leader") << "released the lease";
 }
