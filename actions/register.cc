@@ -3,7 +3,9 @@
 #include "actions/backfill/backfill.h"
 #include "actions/elastic_scale/elastic_scale.h"
 #include "actions/enqueue/enqueue.h"
+#include "actions/preempt/preempt.h"
 #include "actions/preempt_elastic_workers/preempt_elastic_workers.h"
+#include "actions/reclaim/reclaim.h"
 #include "api/status_macros.h"
 #include "scheduler/builtins.h"
 
@@ -15,6 +17,8 @@ absl::Status RegisterBuiltinActions(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterAction("elastic-scale", NewElasticScaleAction));
   RETURN_IF_ERROR(registry.RegisterAction("preempt-elastic-workers", NewPreemptElasticWorkersAction));
   RETURN_IF_ERROR(registry.RegisterAction("backfill", NewBackfillAction));
+  RETURN_IF_ERROR(registry.RegisterAction("preempt", NewPreemptAction));
+  RETURN_IF_ERROR(registry.RegisterAction("reclaim", NewReclaimAction));
   return absl::OkStatus();
 }
 

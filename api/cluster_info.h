@@ -84,6 +84,7 @@ struct JobInfo {
   int64_t creation_timestamp = 0;
   int64_t creation_order = 0;  // a strictly increasing arrival counter: ties in creation time
   bool has_pod_group = true;   // false for a lone pod treated as a job of one
+  bool preemptable = true;     // PodGroup annotation volcano.sh/preemptable is not "false"
   // Elastic bookkeeping, kept by the cache across sessions.
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
   Millis last_scale_time = kNeverMillis;
@@ -102,6 +103,19 @@ struct JobInfo {
   int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) - Count(TaskStatus::kFailed); }
   bool IsElastic() const { return MaxCount() > min_available; }
 };
+
+// A job's fulfillment score (spec 2): (ready - min) / (max - min), exactly 1 when max <= min. Kept
+// as a fraction so that equal scores compare equal (2/4 == 3/6).
+struct Fulfillment {
+  int64_t numerator = 1;
+  int64_t denominator = 1;
+  double value() const { return static_cast<double>(numerator) / static_cast<double>(denominator); }
+};
+inline Fulfillment FulfillmentOf(const JobInfo& job) {
+  const int64_t span = job.MaxCount() - job.min_available;
+  if (span <= 0) return {1, 1};
+  return {job.ReadyCount() - job.min_available, span};
+}
 
 struct NodeInfo {
   NodeId id = kNoId;
@@ -136,6 +150,18 @@ struct QueueInfo {
   Resources deserved;    // from the Queue spec; plugins compute the effective share
   bool open = true;
   bool reclaimable = true;
+  int32_t priority = 0;
+  // The queue tree (spec 2.1). `parent` is kNoId for a top-level queue; children in id order.
+  QueueId parent = kNoId;
+  std::vector<QueueId> children;
+  int32_t depth = 0;  // 0 at the top level
+  // Why the queue cannot be used (its parent is missing, or it is part of a cycle): its jobs
+  // wait with this reason and nothing is evicted for them. Empty when the queue is sound.
+  std::string broken;
+  // Something wrong that was mended (a capability above the parent's, capped to it); reported.
+  std::string warning;
+
+  bool IsLeaf() const { return children.empty(); }
 };
 
 struct ClusterSnapshot {
@@ -150,9 +176,16 @@ struct ClusterSnapshot {
   // Recomputes every job's status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();
   QueueId FindQueue(std::string_view name) const;
+  // True when `ancestor` is `queue` or above it in the tree.
+  bool IsAncestor(QueueId ancestor, QueueId queue) const;
   JobId FindJob(std::string_view key) const;
   NodeId FindNode(std::string_view name) const;
 };
+
+// Resolves the queue tree: `parents[q]` is queue q's spec.parent ("" or "root" = top level).
+// Sets parent, children, depth, broken (missing parent, cycle) and caps each capability at its
+// parent's (with a warning). Queues must have ids 0..n-1 in vector order.
+void LinkQueueTree(std::vector<QueueInfo>& queues, const std::vector<std::string>& parents);
 
 }  // namespace lahar
 

@@ -329,6 +329,12 @@ absl::StatusOr<Pod> DecodePodImpl(const Field& f) {
     return absl::OkStatus();
   }));
   ASSIGN_OR_RETURN(pod.phase, ParsePodPhase(f["status"]["phase"]));
+  ASSIGN_OR_RETURN(std::string started, f["status"]["startTime"].String());
+  if (!started.empty()) {
+    auto seconds = ParseTimestamp(started);
+    if (!seconds.ok()) return f["status"]["startTime"].Error(FromAbsl(seconds.status().message()));
+    pod.start_time_ms = *seconds * 1000;
+  }
   return pod;
 }
 
@@ -367,6 +373,9 @@ absl::StatusOr<Queue> DecodeQueueImpl(const Field& f) {
   ASSIGN_OR_RETURN(q.deserved, ResourceList(spec["deserved"]));
   ASSIGN_OR_RETURN(q.reclaimable, spec["reclaimable"].Bool(true));
   ASSIGN_OR_RETURN(q.parent, spec["parent"].String());
+  ASSIGN_OR_RETURN(int64_t priority, spec["priority"].Int(0, std::numeric_limits<int32_t>::min(),
+                                                          std::numeric_limits<int32_t>::max()));
+  q.priority = static_cast<int32_t>(priority);
   ASSIGN_OR_RETURN(std::string spec_state, spec["state"].String("Open"));
   ASSIGN_OR_RETURN(std::string state, f["status"]["state"].String("Open"));
   q.open = spec_state != "Closed" && state != "Closed" && state != "Closing";

@@ -23,6 +23,8 @@ inline constexpr char kTaskSpecKey[] = "volcano.sh/task-spec";
 inline constexpr char kTaskPriorityAnnotation[] = "volcano.sh/task-priority";
 inline constexpr char kHostnameLabel[] = "kubernetes.io/hostname";
 inline constexpr char kElasticCooldownAnnotation[] = "lahar.sh/elastic-cooldown";
+// "false" on a pod or its PodGroup: never a victim of preempt, reclaim or preempt-elastic-workers.
+inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
 inline constexpr char kSimDurationAnnotation[] = "lahar.sh/sim-duration";
 
 struct ObjectMeta {
@@ -77,6 +79,8 @@ struct Pod {
   StringMap node_selector;
   std::vector<NodeSelectorTerm> required_node_affinity;
   std::vector<Toleration> tolerations;
+  // status.startTime in milliseconds since the epoch (the simulator: simulated time); -1 unset.
+  int64_t start_time_ms = -1;
 };
 
 enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
@@ -99,7 +103,8 @@ struct Queue {
   Resources deserved;    // empty: computed from weights
   bool open = true;      // spec.state / status.state Closed stops admission
   bool reclaimable = true;
-  std::string parent;
+  std::string parent;    // "" or "root": top level
+  int32_t priority = 0;  // queue order when shares are equal (higher first)
 };
 
 struct Node {

@@ -268,6 +268,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   for (const auto& [name, q] : queues_) queues.push_back(&q);
   std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
   std::map<std::string_view, QueueId, std::less<>> queue_ids;
+  std::vector<std::string> parents;
   for (const Queue* q : queues) {
     QueueInfo info;
     info.id = static_cast<QueueId>(snap.queues.size());
@@ -278,8 +279,11 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     info.deserved = q->deserved;
     info.open = q->open;
     info.reclaimable = q->reclaimable;
+    info.priority = q->priority;
     snap.queues.push_back(std::move(info));
+    parents.push_back(q->parent);
   }
+  LinkQueueTree(snap.queues, parents);
   for (const QueueInfo& q : snap.queues) queue_ids[q.name] = q.id;
   const QueueId default_queue_id = queue_ids.at(options_.default_queue);
 
@@ -415,6 +419,8 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     job.phase = pg.phase;
     job.creation_timestamp = pg.meta.creation_timestamp;
     job.creation_order = group->creation_order;
+    auto preemptable = pg.meta.annotations.find(kPreemptableAnnotation);
+    job.preemptable = preemptable == pg.meta.annotations.end() || preemptable->second != "false";
     auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
     if (cooldown != pg.meta.annotations.end()) {
       auto parsed = ParseDuration(cooldown->second);

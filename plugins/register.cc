@@ -18,6 +18,7 @@ absl::Status RegisterBuiltinPlugins(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterPlugin("elastic", NewElasticPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("drf", NewDrfPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));

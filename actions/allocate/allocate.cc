@@ -11,14 +11,12 @@
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 
 namespace lahar {
 namespace {
-
-constexpr std::string_view kNodeSearchKeys[] = {"minNodesToFind", "minPercentageOfNodesToFind",
-                                                "percentageOfNodesToFind"};
 
 // What decides where a task can go: its constraints and its requests. Two tasks of one shape
 // fit the same nodes. `request` points into the session's task table, which outlives the action.
@@ -284,91 +282,6 @@ class AllocateAction : public Action {
 };
 
 }  // namespace
-
-absl::Status ValidateNodeSearchArguments(const Arguments& arguments) {
-  for (const auto& [key, value] : arguments.values()) {
-    if (std::find(std::begin(kNodeSearchKeys), std::end(kNodeSearchKeys), key) == std::end(kNodeSearchKeys)) {
-      std::string valid;
-      for (std::string_view k : kNodeSearchKeys) StrAppend(&valid, valid.empty() ? "" : ", ", k);
-      return absl::InvalidArgumentError(
-          StrCat(arguments.owner(), ": unknown argument \"", key, "\" (valid arguments: ", valid, ")"));
-    }
-  }
-  // The ranges of Session::Open, which applies the values.
-  RETURN_IF_ERROR(arguments.GetInt("minNodesToFind", 100, 1, 1 << 30).status());
-  RETURN_IF_ERROR(arguments.GetInt("minPercentageOfNodesToFind", 5, 1, 100).status());
-  RETURN_IF_ERROR(arguments.GetInt("percentageOfNodesToFind", 0, 0, 100).status());
-  return absl::OkStatus();
-}
-
-bool IsAdmitted(const JobInfo& job) {
-  return job.queue != kNoId &&
-         (job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning ||
-          job.phase == PodGroupPhase::kUnknown);
-}
-
-std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
-  auto counts = [](TaskStatus s) {
-    return IsPlaced(s) || s == TaskStatus::kPipelined || s == TaskStatus::kSucceeded;
-  };
-  int32_t total_deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
-
-  struct RoleNeed {
-    std::string_view role;
-    int32_t deficit;
-  };
-  absl::InlinedVector<RoleNeed, 4> roles;
-  auto find_role = [&roles](std::string_view role) -> RoleNeed* {
-    for (RoleNeed& r : roles) {
-      if (r.role == role) return &r;
-    }
-    return nullptr;
-  };
-  int32_t role_deficit = 0;
-  if (!job.min_task_member.empty()) {
-    for (const auto& [role, min] : job.min_task_member) roles.push_back({role, min});
-    for (TaskId id : job.tasks) {
-      const TaskInfo& task = session.task(id);
-      if (!counts(task.status)) continue;
-      if (RoleNeed* r = find_role(task.role)) --r->deficit;
-    }
-    for (RoleNeed& r : roles) {
-      r.deficit = std::max(r.deficit, 0);
-      role_deficit += r.deficit;
-    }
-  }
-  if (total_deficit <= 0 && role_deficit == 0) return {};
-
-  std::vector<TaskId> pending;
-  for (TaskId id : job.tasks) {
-    if (session.task(id).status == TaskStatus::kPending) pending.push_back(id);
-  }
-  auto less = [&session](TaskId a, TaskId b) { return session.TaskOrderLess(session.task(a), session.task(b)); };
-  if (roles.empty()) {
-    const size_t k = std::min(pending.size(), static_cast<size_t>(total_deficit));
-    std::partial_sort(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(k), pending.end(), less);
-    pending.resize(k);
-    return pending;
-  }
-  // A pod of a role still short of its minimum is always needed; any other pod only while the
-  // job needs more pods than the roles' shortfalls add up to.
-  std::sort(pending.begin(), pending.end(), less);
-  std::vector<TaskId> needed;
-  for (TaskId id : pending) {
-    if (total_deficit <= 0 && role_deficit == 0) break;
-    RoleNeed* r = find_role(session.task(id).role);
-    if (r != nullptr && r->deficit > 0) {
-      --r->deficit;
-      --role_deficit;
-      --total_deficit;
-      needed.push_back(id);
-    } else if (total_deficit > role_deficit) {
-      --total_deficit;
-      needed.push_back(id);
-    }
-  }
-  return needed;
-}
 
 absl::StatusOr<std::unique_ptr<Action>> NewAllocateAction(const Arguments& arguments) {
   RETURN_IF_ERROR(ValidateNodeSearchArguments(arguments));

@@ -37,21 +37,6 @@ class Session;
 // minNodesToFind, minPercentageOfNodesToFind, percentageOfNodesToFind.
 absl::StatusOr<std::unique_ptr<Action>> NewAllocateAction(const Arguments& arguments);
 
-// Checks the node-search arguments shared by allocate and backfill, with the ranges
-// Session::Open applies; any other key is an error that lists the valid ones.
-absl::Status ValidateNodeSearchArguments(const Arguments& arguments);
-
-// The pending tasks of `job` that, placed together, bring it to its min, in session task order:
-// enough pods for min_available and for every role's minTaskMember, skipping pods of roles whose
-// minimum is met while other roles still need theirs. Placed, pipelined and succeeded tasks
-// count as had. Empty when the job already has its min; shorter than needed when the job has
-// too few pending pods (the gang plugin declares such jobs invalid).
-std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
-
-// Whether allocate and backfill consider the job at all: it names an existing queue and has
-// been admitted (Inqueue, or Running / Unknown after that).
-bool IsAdmitted(const JobInfo& job);
-
 }  // namespace lahar
 
 #endif  // LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_

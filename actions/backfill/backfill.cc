@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "actions/allocate/allocate.h"
+#include "scheduler/framework/job_rules.h"
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "api/strings.h"

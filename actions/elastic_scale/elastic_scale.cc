@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-#include "actions/preempt_elastic_workers/preempt_elastic_workers.h"
 #include "api/log.h"
-#include "scheduler/framework/elastic_workers.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/victims.h"
 
 namespace lahar {
 namespace {
@@ -27,8 +27,9 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   std::vector<std::unique_ptr<Statement>> plans;
   for (JobId id : StarvingJobs(session)) {
     auto statement = std::make_unique<Statement>(session);
-    StarvingJobPlan plan =
-        PlanStarvingJob(session, *statement, id, scalable, VictimScope::kIncludingCooldown, "");
+    VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
+    policy.include_cooldown = true;
+    VictimPlan plan = PlanForStarvingJob(session, *statement, id, policy, scalable);
     if (!plan.fits) {
       statement->Discard();  // frees its victims for the next starving job's plan
       continue;

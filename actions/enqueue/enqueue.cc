@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "actions/allocate/allocate.h"
+#include "scheduler/framework/job_rules.h"
 #include "api/log.h"
 #include "api/strings.h"
-#include "scheduler/framework/elastic_workers.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {

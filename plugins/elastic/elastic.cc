@@ -7,7 +7,7 @@
 
 #include "api/log.h"
 #include "api/status_macros.h"
-#include "scheduler/framework/elastic_workers.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {

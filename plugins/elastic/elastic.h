@@ -7,7 +7,7 @@
 //   elastic.cpuByLimits  bool, default true.
 // A malformed value is InvalidArgument naming the plugin and the key.
 //
-// Hooks (see scheduler/framework/elastic_workers.h for min, max, master and fulfillment):
+// Hooks (see scheduler/framework/job_rules.h for min, max, master and fulfillment):
 // - ElasticOrder: the less fulfilled job first. Equal scores: more nvidia.com/gpu per pod first,
 //   then more cpu, then more memory, where "per pod" is the request of the job's next pending
 //   task in task order (for a job with nothing pending: its last task in task order, the one it
@@ -46,7 +46,7 @@
 //   next session on, the job is Inqueue and counted).
 //   The `enqueue` action checks the cluster's headroom itself before asking the hooks; for a job
 //   that needs elastic workers back, that headroom must include ElasticWorkerRequests(session)
-//   (scheduler/framework/elastic_workers.h), or the permit is never asked for.
+//   (scheduler/framework/job_rules.h), or the permit is never asked for.
 #ifndef LAHAR_PLUGINS_ELASTIC_ELASTIC_H_
 #define LAHAR_PLUGINS_ELASTIC_ELASTIC_H_
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
-#include "scheduler/framework/elastic_workers.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"

@@ -43,52 +43,6 @@ int32_t ReadyCount(const JobInfo& job, bool count_pipelined) {
 // Ready by counts alone (no per-role check): what Volcano's job order looks at.
 bool CountReady(const JobInfo& job) { return job.ReadyCount() >= job.min_available; }
 
-// The part of a job that may be evicted without breaking its gang.
-struct Surplus {
-  int32_t tasks = 0;
-  std::vector<int32_t> per_role;  // parallel to min_task_member
-};
-
-Surplus SurplusOf(const JobInfo& job, const std::vector<TaskInfo>& tasks) {
-  Surplus s;
-  s.tasks = job.ReadyCount() - job.min_available;
-  s.per_role = RoleCounts(job, tasks, Ready);
-  size_t i = 0;
-  for (const auto& [role, min] : job.min_task_member) s.per_role[i++] -= min;
-  return s;
-}
-
-// Keeps the candidates whose eviction leaves every job (and each of its roles) at or above its
-// minimum, taking them in the order given: the action lists victims in the order it prefers.
-std::vector<TaskId> SurplusVictims(const Session& session, const std::vector<TaskId>& candidates) {
-  const std::vector<TaskInfo>& tasks = session.cluster().tasks;
-  std::map<JobId, Surplus> surplus;
-  std::vector<TaskId> victims;
-  for (TaskId id : candidates) {
-    const TaskInfo& task = tasks[id];
-    if (!IsPlaced(task.status)) continue;  // evicting it frees nothing the gang counts
-    const JobInfo& job = session.job(task.job);
-    auto it = surplus.find(job.id);
-    if (it == surplus.end()) it = surplus.emplace(job.id, SurplusOf(job, tasks)).first;
-    Surplus& s = it->second;
-    if (s.tasks <= 0) continue;
-    int32_t* role_surplus = nullptr;
-    size_t i = 0;
-    for (const auto& [role, min] : job.min_task_member) {
-      if (role == task.role) {
-        role_surplus = &s.per_role[i];
-        break;
-      }
-      ++i;
-    }
-    if (role_surplus != nullptr && *role_surplus <= 0) continue;
-    --s.tasks;
-    if (role_surplus != nullptr) --*role_surplus;
-    victims.push_back(id);
-  }
-  return victims;
-}
-
 class GangPlugin : public Plugin {
  public:
   std::string_view Name() const override { return "gang"; }
@@ -108,10 +62,6 @@ class GangPlugin : public Plugin {
       if (l_ready == r_ready) return 0;
       return l_ready ? 1 : -1;
     });
-    session.AddPreemptableFn(
-        [s](const TaskInfo&, const std::vector<TaskId>& candidates) { return SurplusVictims(*s, candidates); });
-    session.AddReclaimableFn(
-        [s](const TaskInfo&, const std::vector<TaskId>& candidates) { return SurplusVictims(*s, candidates); });
   }
 
   void OnSessionClose(Session& session) override {

@@ -7,8 +7,8 @@
 // - JobPipelined (vote): permit when placed + succeeded + pipelined tasks reach min (and per
 //   role), reject otherwise. JobStarving: the opposite.
 // - JobOrder: jobs that do not have their gang yet go first (count only, as Volcano).
-// - Preemptable / Reclaimable: only a job's surplus is ever a victim: a job loses at most
-//   ReadyCount() - min tasks, and at most (role ready - role minimum) tasks of a role.
+// Victims are not this plugin's: the victim planner (scheduler/framework/victims.h) takes a
+// job's elastic workers or the whole gang, never part of its min.
 // - OnSessionClose: every job waiting for its gang that has pending tasks and that no action
 //   explained this session gets condition Unschedulable, "x/y tasks in gang unschedulable".
 #ifndef LAHAR_PLUGINS_GANG_GANG_H_

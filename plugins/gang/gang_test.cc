@@ -116,41 +116,6 @@ TEST_CASE("jobs that do not have their gang yet go before jobs that do") {
   CHECK_FALSE(s->JobOrderLess(s.job("default/running"), s.job("default/waiting")));
 }
 
-TEST_CASE("only pods above a job's minMember are preemption or reclaim victims") {
-  ClusterBuilder b;
-  b.Node("n1", "cpu=16,memory=16Gi");
-  b.Job("elastic", {.min = 2, .tasks = {{"worker", 4, "cpu=1"}}});
-  b.Job("exact", {.min = 2, .tasks = {{"worker", 2, "cpu=1"}}});
-  b.Job("preemptor", {.tasks = {{"worker", 1, "cpu=1"}}});
-  for (int i = 0; i < 4; ++i) b.Running("elastic-worker-" + std::to_string(i), "n1");
-  b.Running("exact-worker-0", "n1").Running("exact-worker-1", "n1");
-  TestSession s(b);
-  std::vector<TaskId> candidates;
-  for (std::string_view key : {"default/elastic-worker-3", "default/elastic-worker-2", "default/elastic-worker-1",
-                               "default/elastic-worker-0", "default/exact-worker-1", "default/exact-worker-0"}) {
-    candidates.push_back(s.task(key).id);
-  }
-  // elastic: 4 ready - min 2 = 2 victims, taken in the order offered; exact: 2 - 2 = none.
-  const std::vector<TaskId> expected = {s.task("default/elastic-worker-2").id, s.task("default/elastic-worker-3").id};
-  const TaskInfo& preemptor = s.task("default/preemptor-worker-0");
-  CHECK(s->Preemptable(preemptor, candidates) == expected);
-  CHECK(s->Reclaimable(preemptor, candidates) == expected);
-}
-
-TEST_CASE("a role's pods at its minTaskMember are never victims, even when the job has surplus") {
-  ClusterBuilder b;
-  b.Node("n1", "cpu=16,memory=16Gi");
-  b.Job("job", {.min = 2, .tasks = {{"ps", 1, "cpu=1"}, {"worker", 3, "cpu=1"}}, .min_task_member = {{"ps", 1}}});
-  b.Job("preemptor", {.tasks = {{"worker", 1, "cpu=1"}}});
-  b.Running("job-ps-0", "n1").Running("job-worker-0", "n1").Running("job-worker-1", "n1").Running("job-worker-2", "n1");
-  TestSession s(b);
-  const std::vector<TaskId> candidates = {s.task("default/job-ps-0").id, s.task("default/job-worker-2").id,
-                                          s.task("default/job-worker-1").id, s.task("default/job-worker-0").id};
-  // 4 ready - min 2 = 2 victims; the only ps is at its minimum of 1.
-  const std::vector<TaskId> expected = {s.task("default/job-worker-1").id, s.task("default/job-worker-2").id};
-  CHECK(s->Preemptable(s.task("default/preemptor-worker-0"), candidates) == expected);
-}
-
 TEST_CASE("at session close, a job still waiting for its gang is marked Unschedulable") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8,memory=16Gi");

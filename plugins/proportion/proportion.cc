@@ -37,10 +37,17 @@ Amounts ToAmounts(const Resources& r, size_t dims) {
   return out;
 }
 
-// Volcano's proportion plugin, per session.
-class ProportionPlugin : public Plugin {
+// How a queue's deserved share is found.
+enum class DeservedMode {
+  kProportion,  // by weight, water-filling down the tree (explicit deserved taken as written)
+  kCapacity,    // as written in each Queue; absent: nothing deserved, all it holds is borrowed
+};
+
+// Volcano's proportion (and capacity) plugin, per session, over the queue tree.
+class QueueSharePlugin : public Plugin {
  public:
-  std::string_view Name() const override { return "proportion"; }
+  explicit QueueSharePlugin(DeservedMode mode) : mode_(mode) {}
+  std::string_view Name() const override { return mode_ == DeservedMode::kCapacity ? "capacity" : "proportion"; }
 
   void OnSessionOpen(Session& session) override {
     session_ = &session;
@@ -58,48 +65,73 @@ class ProportionPlugin : public Plugin {
     Resources total_guarantee;
     for (const QueueInfo& queue : cluster.queues) {
       demands[queue.id] = {queue.weight, queue.capability, queue.guarantee, Resources(), queue.deserved};
-      total_guarantee += queue.guarantee;
+      if (queue.parent == kNoId && queue.broken.empty()) total_guarantee += queue.guarantee;
     }
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue == kNoId) continue;
       held_[job.id] = job.allocated;
-      demands[job.queue].request += job.request;
-      queues_[job.queue].allocated += job.allocated;
+      for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
+        demands[q].request += job.request;
+        queues_[q].allocated += job.allocated;
+      }
     }
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue != kNoId && Admitted(job.phase)) Count(job);
     }
 
-    std::vector<Resources> deserved = ComputeDeservedShares(total, demands);
-    Resources free_of_guarantees = total - total_guarantee;
-    free_of_guarantees.ClampNegativeToZero();
+    // Deserved shares top-down: the cluster among the top-level queues, then each parent's
+    // deserved among its children, exactly alike.
+    std::vector<QueueId> level;
     for (const QueueInfo& queue : cluster.queues) {
-      QueueState& q = queues_[queue.id];
-      q.deserved = std::move(deserved[queue.id]);
-      q.real_capability = CapBy(free_of_guarantees + queue.guarantee, queue.capability);
-      q.share = QueueShare(q.allocated, q.deserved);
-      session.ReportQueueDeserved(queue.id, q.deserved);
-      LAHAR_LOG(2, "proportion") << "queue " << queue.name << ": weight " << queue.weight << ", request "
-                                 << demands[queue.id].request.DebugString() << ", deserved "
-                                 << q.deserved.DebugString() << ", allocated " << q.allocated.DebugString();
+      if (queue.parent == kNoId && queue.broken.empty()) level.push_back(queue.id);
+    }
+    std::vector<std::pair<Resources, std::vector<QueueId>>> splits = {{total, level}};
+    for (size_t i = 0; i < splits.size(); ++i) {
+      const Resources whole = splits[i].first;
+      const std::vector<QueueId> members = splits[i].second;
+      std::vector<Resources> shares;
+      if (mode_ == DeservedMode::kCapacity) {
+        for (QueueId q : members) shares.push_back(CapBy(cluster.queues[q].deserved, cluster.queues[q].capability));
+      } else {
+        std::vector<QueueDemand> part;
+        for (QueueId q : members) part.push_back(demands[q]);
+        shares = ComputeDeservedShares(whole, part);
+      }
+      for (size_t m = 0; m < members.size(); ++m) {
+        queues_[members[m]].deserved = shares[m];
+        const QueueInfo& queue = cluster.queues[members[m]];
+        if (!queue.children.empty()) splits.emplace_back(shares[m], queue.children);
+      }
     }
 
-    session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) {
-      const double ls = queues_[l.id].share;
-      const double rs = queues_[r.id].share;
-      if (ls == rs) return 0;
-      return ls < rs ? -1 : 1;
-    });
-    session.AddOverusedFn([this](const QueueInfo& queue) {
-      const QueueState& q = queues_[queue.id];
-      return q.deserved.LessEqual(q.allocated);
-    });
+    Resources free_of_guarantees = total - total_guarantee;
+    free_of_guarantees.ClampNegativeToZero();
+    if (!total_guarantee.LessEqual(total)) {
+      LAHAR_WARN(Name()) << "queue guarantees add up to " << total_guarantee.DebugString()
+                         << ", more than the cluster's " << total.DebugString();
+    }
+    for (const QueueInfo& queue : cluster.queues) {
+      QueueState& q = queues_[queue.id];
+      q.real_capability = CapBy(free_of_guarantees + queue.guarantee, queue.capability);
+      q.share = QueueShare(q.allocated, q.deserved);
+      if (queue.broken.empty()) session.ReportQueueDeserved(queue.id, q.deserved);
+      LAHAR_LOG(2, Name()) << "queue " << queue.name << ": weight " << queue.weight << ", request "
+                           << demands[queue.id].request.DebugString() << ", deserved "
+                           << q.deserved.DebugString() << ", allocated " << q.allocated.DebugString();
+    }
+
+    session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) { return CompareQueues(l, r); });
+    if (mode_ == DeservedMode::kProportion) {
+      session.AddOverusedFn([this](const QueueInfo& queue) {
+        for (QueueId q = queue.id; q != kNoId; q = session_->queue(q).parent) {
+          if (queues_[q].deserved.LessEqual(queues_[q].allocated)) return true;
+        }
+        return false;
+      });
+    }
     session.AddAllocatableFn(
         [this](const QueueInfo& queue, const TaskInfo& task) { return Allocatable(queue, task); });
     session.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); });
-    session.AddReclaimableFn([this](const TaskInfo& reclaimer, const std::vector<TaskId>& candidates) {
-      return Reclaimable(reclaimer, candidates);
-    });
     session.AddEventHandler({
         [this](const TaskInfo& task) { OnTask(task, +1); },
         [this](const TaskInfo& task) { OnTask(task, -1); },
@@ -108,7 +140,7 @@ class ProportionPlugin : public Plugin {
 
  private:
   struct QueueState {
-    Resources allocated;        // placed and pipelined requests of the queue's tasks
+    Resources allocated;        // placed and pipelined requests of the queue's (and descendants') tasks
     Resources inqueue;          // promised to admitted jobs beyond what they hold
     Resources deserved;
     Resources real_capability;  // min(capability, total - other queues' guarantees)
@@ -117,6 +149,31 @@ class ProportionPlugin : public Plugin {
 
   static bool Admitted(PodGroupPhase phase) {
     return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
+  }
+
+  // Lower share first, compared at the level where the two queues' paths part (a department's
+  // share decides between its teams and another department's); then higher queue priority.
+  int CompareQueues(const QueueInfo& l, const QueueInfo& r) const {
+    std::vector<QueueId> lp = PathFromTop(l.id);
+    std::vector<QueueId> rp = PathFromTop(r.id);
+    size_t i = 0;
+    while (i < lp.size() && i < rp.size() && lp[i] == rp[i]) ++i;
+    if (i < lp.size() && i < rp.size()) {
+      const double ls = queues_[lp[i]].share;
+      const double rs = queues_[rp[i]].share;
+      if (ls != rs) return ls < rs ? -1 : 1;
+      const int32_t lpri = session_->queue(lp[i]).priority;
+      const int32_t rpri = session_->queue(rp[i]).priority;
+      if (lpri != rpri) return lpri > rpri ? -1 : 1;
+    }
+    return 0;
+  }
+
+  std::vector<QueueId> PathFromTop(QueueId queue) const {
+    std::vector<QueueId> path;
+    for (QueueId q = queue; q != kNoId; q = session_->queue(q).parent) path.push_back(q);
+    std::reverse(path.begin(), path.end());
+    return path;
   }
 
   // What an admitted job is promised beyond what it holds.
@@ -143,28 +200,37 @@ class ProportionPlugin : public Plugin {
   void OnTask(const TaskInfo& task, int sign) {
     const JobInfo& job = session_->job(task.job);
     if (job.queue == kNoId) return;
-    QueueState& q = queues_[job.queue];
+    for (QueueId id = job.queue; id != kNoId; id = session_->queue(id).parent) {
+      QueueState& q = queues_[id];
+      if (sign > 0) {
+        q.allocated += task.request;
+      } else {
+        q.allocated -= task.request;
+      }
+      q.share = QueueShare(q.allocated, q.deserved);
+    }
     if (sign > 0) {
-      q.allocated += task.request;
       held_[job.id] += task.request;
     } else {
-      q.allocated -= task.request;
       held_[job.id] -= task.request;
     }
-    q.share = QueueShare(q.allocated, q.deserved);
     if (counted_[job.id]) Recount(job.id);
   }
 
+  // Within deserved (proportion only) and capability, at the queue and every ancestor.
   bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
-    const QueueState& q = queues_[queue.id];
-    for (size_t i = 0; i < task.request.size(); ++i) {
-      const auto id = static_cast<ResourceId>(i);
-      const int64_t amount = task.request.Get(id);
-      if (id == kPods || amount <= 0) continue;
-      const int64_t future = q.allocated.Get(id) + amount;
-      if (future > q.deserved.Get(id)) return false;
-      const int64_t cap = queue.capability.Get(id);
-      if (cap > 0 && future > cap) return false;
+    for (QueueId id = queue.id; id != kNoId; id = session_->queue(id).parent) {
+      const QueueState& q = queues_[id];
+      const Resources& capability = session_->queue(id).capability;
+      for (size_t i = 0; i < task.request.size(); ++i) {
+        const auto r = static_cast<ResourceId>(i);
+        const int64_t amount = task.request.Get(r);
+        if (r == kPods || amount <= 0) continue;
+        const int64_t future = q.allocated.Get(r) + amount;
+        if (mode_ == DeservedMode::kProportion && future > q.deserved.Get(r)) return false;
+        const int64_t cap = capability.Get(r);
+        if (cap > 0 && future > cap) return false;
+      }
     }
     return true;
   }
@@ -193,7 +259,7 @@ class ProportionPlugin : public Plugin {
       voted_pending_.push_back(job.id);
     }
     if (!queue.open) {
-      LAHAR_LOG(2, "proportion") << job.key() << ": queue " << queue.name << " is closed";
+      LAHAR_LOG(2, Name()) << job.key() << ": queue " << queue.name << " is closed";
       return kReject;
     }
     if (job.min_resources.IsZero()) return kPermit;
@@ -203,36 +269,16 @@ class ProportionPlugin : public Plugin {
     for (const auto& [id, amount] : job.min_resources.NonZero()) {
       if (id == kPods || amount <= 0) continue;
       if (wanted.Get(id) > q.real_capability.Get(id)) {
-        LAHAR_LOG(2, "proportion") << job.key() << ": queue " << queue.name << " cannot hold "
-                                   << ResourceName(id) << ": wanted " << wanted.DebugString()
-                                   << ", real capability " << q.real_capability.DebugString();
+        LAHAR_LOG(2, Name()) << job.key() << ": queue " << queue.name << " cannot hold "
+                             << ResourceName(id) << ": wanted " << wanted.DebugString()
+                             << ", real capability " << q.real_capability.DebugString();
         return kReject;
       }
     }
     return kPermit;
   }
 
-  std::vector<TaskId> Reclaimable(const TaskInfo& reclaimer, const std::vector<TaskId>& candidates) const {
-    const QueueId reclaimer_queue = session_->job(reclaimer.job).queue;
-    std::vector<Resources> left(queues_.size());
-    std::vector<bool> seen(queues_.size(), false);
-    std::vector<TaskId> victims;
-    for (TaskId id : candidates) {
-      const TaskInfo& task = session_->task(id);
-      const QueueId queue = session_->job(task.job).queue;
-      if (queue == kNoId || queue == reclaimer_queue || !session_->queue(queue).reclaimable) continue;
-      if (!seen[queue]) {
-        seen[queue] = true;
-        left[queue] = queues_[queue].allocated;
-      }
-      if (!left[queue].LessEqual(queues_[queue].deserved)) {
-        left[queue] -= task.request;
-        victims.push_back(id);
-      }
-    }
-    return victims;
-  }
-
+  const DeservedMode mode_;
   const Session* session_ = nullptr;
   std::vector<QueueState> queues_;
   std::vector<Resources> held_;      // per job: placed and pipelined requests
@@ -368,7 +414,11 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arguments) {
-  return std::make_unique<ProportionPlugin>();
+  return std::make_unique<QueueSharePlugin>(DeservedMode::kProportion);
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& arguments) {
+  return std::make_unique<QueueSharePlugin>(DeservedMode::kCapacity);
 }
 
 }  // namespace lahar

@@ -20,8 +20,15 @@
 //   reject otherwise. A job that the enqueue action moves to Inqueue after a vote counts in
 //   `inqueue` from the next vote on (actions must ask before they enqueue a job with
 //   minResources, as Volcano's enqueue does).
-// - Reclaimable: a task of another, reclaimable queue is a victim while its queue stays above
-//   its deserved share in some resource after the victims chosen before it.
+// Queue trees (spec 2.1): a parent's allocated and request include its descendants'; deserved
+// shares are computed top-down (the cluster among the top-level queues, each parent's deserved
+// among its children); Overused and Allocatable hold at the queue and at every ancestor; queue
+// order compares shares where the two queues' paths part, then queue priority. Which victims a
+// reclaim may take is the reclaim action's, from the deserved shares reported here.
+//
+// The `capacity` plugin is this plugin with deserved as written in each Queue (absent: nothing
+// deserved), no Overused hook (a queue may borrow up to its capability) and Allocatable by
+// capability only.
 #ifndef LAHAR_PLUGINS_PROPORTION_PROPORTION_H_
 #define LAHAR_PLUGINS_PROPORTION_PROPORTION_H_
 
@@ -35,8 +42,9 @@
 
 namespace lahar {
 
-// Takes no arguments.
+// Take no arguments.
 absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arguments);
+absl::StatusOr<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& arguments);
 
 // What ComputeDeservedShares needs of a queue.
 struct QueueDemand {

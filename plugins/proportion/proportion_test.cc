@@ -234,15 +234,6 @@ TEST_CASE("a closed queue admits no job") {
   CHECK_FALSE(s->JobEnqueueable(s.job("default/job")));
 }
 
-TEST_CASE("a queue above its deserved share gives back tasks until it is within it") {
-  ClusterBuilder b = TwoTeams(6, 1);
-  TestSession s(b);
-  // a holds 6 of its deserved 4: the first two candidates bring it to 4, the third is spared.
-  const std::vector<TaskId> candidates = {s.task("default/ja-worker-5").id, s.task("default/ja-worker-4").id,
-                                          s.task("default/ja-worker-3").id, s.task("default/jb-worker-0").id};
-  const std::vector<TaskId> expected = {s.task("default/ja-worker-4").id, s.task("default/ja-worker-5").id};
-  CHECK(s->Reclaimable(s.task("default/jb-worker-1"), candidates) == expected);
-}
 
 
 // The default tiers of the spec (section 4) without the elastic plugin, for end-to-end cases

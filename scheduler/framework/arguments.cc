@@ -1,7 +1,11 @@
 #include "scheduler/framework/arguments.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
+#include "api/status_macros.h"
 #include "api/strings.h"
 
 namespace lahar {
@@ -58,6 +62,27 @@ absl::StatusOr<Millis> Arguments::GetDuration(std::string_view key, Millis defau
   auto value = ParseDuration(it->second);
   if (!value.ok()) return Error(key, FromAbsl(value.status().message()));
   return *value;
+}
+
+namespace {
+constexpr std::string_view kNodeSearchKeys[] = {"minNodesToFind", "minPercentageOfNodesToFind",
+                                                "percentageOfNodesToFind"};
+}  // namespace
+
+absl::Status ValidateNodeSearchArguments(const Arguments& arguments) {
+  for (const auto& [key, value] : arguments.values()) {
+    if (std::find(std::begin(kNodeSearchKeys), std::end(kNodeSearchKeys), key) == std::end(kNodeSearchKeys)) {
+      std::string valid;
+      for (std::string_view k : kNodeSearchKeys) StrAppend(&valid, valid.empty() ? "" : ", ", k);
+      return absl::InvalidArgumentError(
+          StrCat(arguments.owner(), ": unknown argument \"", key, "\" (valid arguments: ", valid, ")"));
+    }
+  }
+  // The ranges of Session::Open, which applies the values.
+  RETURN_IF_ERROR(arguments.GetInt("minNodesToFind", 100, 1, 1 << 30).status());
+  RETURN_IF_ERROR(arguments.GetInt("minPercentageOfNodesToFind", 5, 1, 100).status());
+  RETURN_IF_ERROR(arguments.GetInt("percentageOfNodesToFind", 0, 0, 100).status());
+  return absl::OkStatus();
 }
 
 }  // namespace lahar

@@ -37,6 +37,10 @@ class Arguments {
   std::map<std::string, std::string, std::less<>> values_;
 };
 
+// Checks the node-search arguments shared by allocate and backfill, with the ranges
+// Session::Open applies; any other key is an error that lists the valid ones.
+absl::Status ValidateNodeSearchArguments(const Arguments& arguments);
+
 }  // namespace lahar
 
 #endif  // LAHAR_SCHEDULER_FRAMEWORK_ARGUMENTS_H_

@@ -265,6 +265,8 @@ bool Session::HasElasticHooks() const { return !elastic_order_.empty() || !scala
 template <typename Hooks>
 static std::vector<TaskId> IntersectVictims(const Hooks& hooks, const TaskInfo& preemptor,
                                             const std::vector<TaskId>& candidates) {
+  // No plugin protects anything: the candidates stand (the actions' own rules chose them).
+  if (hooks.empty()) return candidates;
   size_t i = 0;
   while (i < hooks.size()) {
     int tier = hooks[i].tier;

@@ -9,7 +9,8 @@
 // - pipelined / enqueueable / starving: per tier, a reject ends it, otherwise a tier with any
 //   permit decides; with no vote at all the answer is permit (starving: false);
 // - preemptable / reclaimable victims: intersection within a tier; the first tier that has an
-//   opinion decides.
+//   opinion decides; with no hook at all every candidate stands (the victim planner and the
+//   actions' own rules chose them; hooks only protect).
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
 

@@ -187,7 +187,8 @@ absl::StatusOr<std::vector<Node>> ReadNodeSpec(const Y& n) {
 }
 
 absl::StatusOr<Queue> ReadQueue(const Y& q) {
-  RETURN_IF_ERROR(q.ExpectMap({"name", "weight", "capability", "guarantee", "deserved", "reclaimable", "state"}));
+  RETURN_IF_ERROR(q.ExpectMap({"name", "weight", "capability", "guarantee", "deserved", "reclaimable", "state",
+                               "parent", "priority"}));
   Queue queue;
   ASSIGN_OR_RETURN(queue.meta.name, q["name"].Str());
   if (queue.meta.name.empty()) return q.Error("a queue needs a name");
@@ -199,7 +200,13 @@ absl::StatusOr<Queue> ReadQueue(const Y& q) {
   ASSIGN_OR_RETURN(std::string reclaimable, q["reclaimable"].Str("true"));
   queue.reclaimable = reclaimable != "false";
   ASSIGN_OR_RETURN(std::string state, q["state"].Str("Open"));
-  queue.open = state != "Closed";
+  if (state != "Open" && state != "Closed" && state != "Closing") {
+    return q["state"].Error(StrCat("unknown queue state \"", state, "\" (want Open, Closed or Closing)"));
+  }
+  queue.open = state == "Open";
+  ASSIGN_OR_RETURN(queue.parent, q["parent"].Str(""));
+  ASSIGN_OR_RETURN(int64_t priority, q["priority"].Int(0, -(int64_t{1} << 31), (int64_t{1} << 31) - 1));
+  queue.priority = static_cast<int32_t>(priority);
   return queue;
 }
 
@@ -285,7 +292,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
                                std::vector<PriorityClass>& new_classes) {
   RETURN_IF_ERROR(j.ExpectMap({"name", "namespace", "queue", "submit", "minAvailable", "priorityClass",
                                "duration", "scaling", "restartCost", "cooldown", "terminationGracePeriod",
-                               "tasks"}));
+                               "preemptable", "tasks"}));
   SimJob job;
   PodGroup& pg = job.group;
   ASSIGN_OR_RETURN(pg.meta.name, j["name"].Str());
@@ -301,6 +308,11 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
   ASSIGN_OR_RETURN(job.scaling, ReadScaling(j["scaling"]));
   ASSIGN_OR_RETURN(job.restart_cost, j["restartCost"].Duration(0));
   ASSIGN_OR_RETURN(job.termination_grace, j["terminationGracePeriod"].Duration(0));
+  ASSIGN_OR_RETURN(std::string preemptable, j["preemptable"].Str("true"));
+  if (preemptable != "true" && preemptable != "false") {
+    return j["preemptable"].Error(StrCat("want true or false, got \"", preemptable, "\""));
+  }
+  if (preemptable == "false") pg.meta.annotations[kPreemptableAnnotation] = "false";
   if (j["cooldown"].present()) {
     ASSIGN_OR_RETURN(Millis cooldown, j["cooldown"].Duration(0));
     pg.meta.annotations[kElasticCooldownAnnotation] = FormatDuration(cooldown);
@@ -450,6 +462,22 @@ absl::StatusOr<SimInput> LoadScenario(const YAML::Node& root) {
     input.queues.push_back(std::move(queue));
     return absl::OkStatus();
   }));
+  {
+    // A queue tree that does not hold together is a bad file (the daemon reports it and goes on).
+    std::vector<QueueInfo> tree;
+    std::vector<std::string> parents;
+    for (const Queue& q : input.queues) {
+      QueueInfo info;
+      info.id = static_cast<QueueId>(tree.size());
+      info.name = q.meta.name;
+      tree.push_back(std::move(info));
+      parents.push_back(q.parent);
+    }
+    LinkQueueTree(tree, parents);
+    for (const QueueInfo& q : tree) {
+      if (!q.broken.empty()) return y["queues"].Error(q.broken);
+    }
+  }
   std::map<std::string, int32_t, std::less<>> priority_classes;
   std::set<std::string, std::less<>> job_keys;
   RETURN_IF_ERROR(y["jobs"].ForEach([&](const Y& j) -> absl::Status {

@@ -406,6 +406,7 @@ void Simulation::BindPod(const std::string& pod_key, const std::string& node) {
   Pod pod = *current;
   pod.node_name = node;
   pod.phase = PodPhase::kRunning;
+  pod.start_time_ms = now_;
   cache_.UpsertPod(std::move(pod));
   state.bound = true;
   state.node = node;

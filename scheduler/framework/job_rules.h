@@ -1,8 +1,8 @@
-// What an elastic job's min, its elastic workers and its fulfillment are (spec section 2).
-// One definition shared by the `elastic` plugin and the `enqueue`, `elastic-scale` and
-// `preempt-elastic-workers` actions, so that "placed last", "evicted first" and "reclaimable at
-// admission" agree on which pods are extras. Part of the framework because plugins and actions
-// both build on it (neither may depend on the other).
+// A job's rules, in one place (spec section 2): admitted, the tasks that complete its min, min
+// placed (ready), starving, its elastic workers (the surplus above min) and its fulfillment.
+// Shared by the plugins (gang, elastic), every action, the simulator and the daemon, so that
+// "placed last", "evicted first", "reclaimable at admission" and "starving" agree. Part of the
+// framework because plugins and actions both build on it (neither may depend on the other).
 //
 // Definitions, for a job with min m:
 // - max = the job's pods that have not failed (its owner's replicas);
@@ -31,22 +31,18 @@
 
 namespace lahar {
 
-inline int32_t ElasticMaxPods(const JobInfo& job) {
-  return static_cast<int32_t>(job.tasks.size()) - job.Count(TaskStatus::kFailed);
-}
+inline int32_t ElasticMaxPods(const JobInfo& job) { return job.MaxCount(); }
 
-// (ready - min) / (max - min) as numerator / denominator (denominator > 0).
-struct Fulfillment {
-  int64_t numerator = 1;
-  int64_t denominator = 1;
-  double value() const { return static_cast<double>(numerator) / static_cast<double>(denominator); }
-};
+// Whether allocate, backfill and the evicting actions consider the job at all: it names an
+// existing queue and has been admitted (Inqueue, or Running / Unknown after that).
+bool IsAdmitted(const JobInfo& job);
 
-inline Fulfillment FulfillmentOf(const JobInfo& job) {
-  const int64_t span = ElasticMaxPods(job) - job.min_available;
-  if (span <= 0) return {1, 1};
-  return {job.ReadyCount() - job.min_available, span};
-}
+// The pending tasks of `job` that, placed together, bring it to its min, in session task order:
+// enough pods for min_available and for every role's minTaskMember, skipping pods of roles whose
+// minimum is met while other roles still need theirs. Placed, pipelined and succeeded tasks
+// count as had. Empty when the job already has its min; shorter than needed when the job has
+// too few pending pods (the gang plugin declares such jobs invalid).
+std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
 
 // <0 when `a` is less fulfilled than `b`, 0 when equal.
 inline int CompareFulfillment(const Fulfillment& a, const Fulfillment& b) {
@@ -158,52 +154,9 @@ inline Resources ElasticWorkerRequests(const Session& session) {
   return sum;
 }
 
-// The pending tasks that would bring the job to its min, counting pipelined tasks as placed:
-// first what each role lacks of its minTaskMember, then what the count lacks of min, each in
-// task order; returned in task order. Empty when nothing is missing; nullopt when the job does
-// not have enough pending pods to reach its min (it cannot be helped now).
-inline std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job) {
-  int32_t need = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
-  std::map<std::string, int32_t, std::less<>> deficit;
-  std::map<std::string, int32_t, std::less<>> covered = ReadyPerRole(session, job, /*count_pipelined=*/true);
-  bool role_deficit = false;
-  for (const auto& [role, min] : job.min_task_member) {
-    auto it = covered.find(role);
-    int32_t missing = min - (it == covered.end() ? 0 : it->second);
-    if (missing > 0) {
-      deficit[role] = missing;
-      role_deficit = true;
-    }
-  }
-  if (need <= 0 && !role_deficit) return std::vector<TaskId>{};
-  std::vector<TaskId> pending =
-      TasksInOrder(session, job, [](const TaskInfo& t) { return t.status == TaskStatus::kPending; });
-  std::vector<bool> chosen(pending.size(), false);
-  int32_t count = 0;
-  for (size_t i = 0; i < pending.size(); ++i) {
-    auto it = deficit.find(session.task(pending[i]).role);
-    if (it != deficit.end() && it->second > 0) {
-      --it->second;
-      chosen[i] = true;
-      ++count;
-    }
-  }
-  for (const auto& [role, missing] : deficit) {
-    if (missing > 0) return std::nullopt;
-  }
-  for (size_t i = 0; i < pending.size() && count < need; ++i) {
-    if (!chosen[i]) {
-      chosen[i] = true;
-      ++count;
-    }
-  }
-  if (count < need) return std::nullopt;
-  std::vector<TaskId> out;
-  for (size_t i = 0; i < pending.size(); ++i) {
-    if (chosen[i]) out.push_back(pending[i]);
-  }
-  return out;
-}
+// TasksToReachMin, or nullopt when the job does not have enough pending pods to reach its min
+// (it cannot be helped now).
+std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job);
 
 // The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks
 // (gang) agree. Pipelined tasks do not count: they are promises, not pods.
@@ -222,25 +175,17 @@ inline bool MinPlaced(const Session& session, const JobInfo& job) {
 // A job the elastic actions serve: valid, in a known queue, and admitted (Inqueue or Running).
 inline bool ElasticEligible(const Session& session, const JobInfo& job) {
   if (job.queue == kNoId) return false;
+  const QueueInfo& queue = session.queue(job.queue);
+  if (!queue.IsLeaf() || !queue.broken.empty()) return false;
   if (job.phase != PodGroupPhase::kInqueue && job.phase != PodGroupPhase::kRunning) return false;
   return !session.JobInvalidReason(job).has_value();
 }
 
 // Starving jobs, in job order: eligible jobs whose min is not covered by ready and pipelined
 // tasks and that have the pending pods to reach it (a new Inqueue job, a running job whose min
-// was raised or which lost a pod).
-inline std::vector<JobId> StarvingJobs(const Session& session) {
-  std::vector<JobId> out;
-  for (const JobInfo& job : session.cluster().jobs) {
-    if (!ElasticEligible(session, job)) continue;
-    std::optional<std::vector<TaskId>> missing = UnplacedMinTasks(session, job);
-    if (missing.has_value() && !missing->empty()) out.push_back(job.id);
-  }
-  std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
-    return session.JobOrderLess(session.job(a), session.job(b));
-  });
-  return out;
-}
+// was raised or which lost a pod). A job whose missing pods are all best-effort is not starving:
+// it needs no room, and backfill places it.
+std::vector<JobId> StarvingJobs(const Session& session);
 
 }  // namespace lahar
 

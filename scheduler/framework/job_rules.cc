@@ -1,0 +1,110 @@
+#include "scheduler/framework/job_rules.h"
+
+#include "absl/container/inlined_vector.h"
+
+namespace lahar {
+
+bool IsAdmitted(const JobInfo& job) {
+  return job.queue != kNoId &&
+         (job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning ||
+          job.phase == PodGroupPhase::kUnknown);
+}
+
+std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
+  auto counts = [](TaskStatus s) {
+    return IsPlaced(s) || s == TaskStatus::kPipelined || s == TaskStatus::kSucceeded;
+  };
+  int32_t total_deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
+
+  struct RoleNeed {
+    std::string_view role;
+    int32_t deficit;
+  };
+  absl::InlinedVector<RoleNeed, 4> roles;
+  auto find_role = [&roles](std::string_view role) -> RoleNeed* {
+    for (RoleNeed& r : roles) {
+      if (r.role == role) return &r;
+    }
+    return nullptr;
+  };
+  int32_t role_deficit = 0;
+  if (!job.min_task_member.empty()) {
+    for (const auto& [role, min] : job.min_task_member) roles.push_back({role, min});
+    for (TaskId id : job.tasks) {
+      const TaskInfo& task = session.task(id);
+      if (!counts(task.status)) continue;
+      if (RoleNeed* r = find_role(task.role)) --r->deficit;
+    }
+    for (RoleNeed& r : roles) {
+      r.deficit = std::max(r.deficit, 0);
+      role_deficit += r.deficit;
+    }
+  }
+  if (total_deficit <= 0 && role_deficit == 0) return {};
+
+  std::vector<TaskId> pending;
+  for (TaskId id : job.tasks) {
+    if (session.task(id).status == TaskStatus::kPending) pending.push_back(id);
+  }
+  auto less = [&session](TaskId a, TaskId b) { return session.TaskOrderLess(session.task(a), session.task(b)); };
+  if (roles.empty()) {
+    const size_t k = std::min(pending.size(), static_cast<size_t>(total_deficit));
+    std::partial_sort(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(k), pending.end(), less);
+    pending.resize(k);
+    return pending;
+  }
+  // A pod of a role still short of its minimum is always needed; any other pod only while the
+  // job needs more pods than the roles' shortfalls add up to.
+  std::sort(pending.begin(), pending.end(), less);
+  std::vector<TaskId> needed;
+  for (TaskId id : pending) {
+    if (total_deficit <= 0 && role_deficit == 0) break;
+    RoleNeed* r = find_role(session.task(id).role);
+    if (r != nullptr && r->deficit > 0) {
+      --r->deficit;
+      --role_deficit;
+      --total_deficit;
+      needed.push_back(id);
+    } else if (total_deficit > role_deficit) {
+      --total_deficit;
+      needed.push_back(id);
+    }
+  }
+  return needed;
+}
+
+std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job) {
+  std::vector<TaskId> tasks = TasksToReachMin(session, job);
+  // Complete when, with these placed, the count and every role reach their minimum.
+  if (job.ReadyCount() + job.Count(TaskStatus::kPipelined) + static_cast<int32_t>(tasks.size()) <
+      job.min_available) {
+    return std::nullopt;
+  }
+  if (!job.min_task_member.empty()) {
+    std::map<std::string, int32_t, std::less<>> have = ReadyPerRole(session, job, /*count_pipelined=*/true);
+    for (TaskId t : tasks) ++have[session.task(t).role];
+    for (const auto& [role, min] : job.min_task_member) {
+      auto it = have.find(role);
+      if ((it == have.end() ? 0 : it->second) < min) return std::nullopt;
+    }
+  }
+  return tasks;
+}
+
+std::vector<JobId> StarvingJobs(const Session& session) {
+  std::vector<JobId> out;
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (!ElasticEligible(session, job)) continue;
+    std::optional<std::vector<TaskId>> missing = UnplacedMinTasks(session, job);
+    if (!missing.has_value() || missing->empty()) continue;
+    bool needs_room = false;
+    for (TaskId t : *missing) needs_room = needs_room || !session.task(t).best_effort;
+    if (needs_room) out.push_back(job.id);
+  }
+  std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
+    return session.JobOrderLess(session.job(a), session.job(b));
+  });
+  return out;
+}
+
+}  // namespace lahar

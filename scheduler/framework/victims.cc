@@ -1,0 +1,416 @@
+#include "scheduler/framework/victims.h"
+
+#include <algorithm>
+#include <climits>
+#include <queue>
+#include <set>
+#include <tuple>
+
+#include "api/log.h"
+#include "api/strings.h"
+#include "scheduler/framework/job_rules.h"
+
+namespace lahar {
+namespace {
+
+struct Entry {
+  JobId job;
+  int32_t position;           // index in its job's list (eviction order)
+  std::vector<TaskId> tasks;  // what taking it evicts
+  Resources freed;            // their requests
+  bool whole = false;
+};
+
+// Every entry of a plan, ranked (rank = index in `ranked`).
+struct VictimOrder {
+  std::vector<Entry> ranked;
+  std::map<JobId, std::vector<int32_t>> job_ranks;  // per job: ranks in its own eviction order
+  std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
+  Resources reachable;                              // free capacity plus everything entries free
+};
+
+bool AnnotatedUnpreemptable(const TaskInfo& task) {
+  const auto& annotations = task.pod->meta.annotations;
+  auto it = annotations.find(kPreemptableAnnotation);
+  return it != annotations.end() && it->second == "false";
+}
+
+// The job's start: its earliest running pod's start time; a pod not yet started counts as now.
+int64_t StartOf(const Session& session, const JobInfo& job) {
+  int64_t start = INT64_MAX;
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (!IsPlaced(task.status)) continue;
+    const int64_t started = task.pod->start_time_ms < 0 ? INT64_MAX : task.pod->start_time_ms;
+    start = std::min(start, started);
+  }
+  return start;
+}
+
+// The allowed subset of `tasks` for `preemptor` by the policy's hooks (no hooks: all).
+std::set<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& policy, const TaskInfo& preemptor,
+                                const std::vector<TaskId>& tasks) {
+  std::vector<TaskId> allowed = policy.hooks == VictimPolicy::Hooks::kPreemptable
+                                    ? session.Preemptable(preemptor, tasks)
+                                    : session.Reclaimable(preemptor, tasks);
+  return std::set<TaskId>(allowed.begin(), allowed.end());
+}
+
+VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
+                             const VictimPolicy& policy, const std::vector<bool>& scalable) {
+  VictimOrder order;
+  order.node_ranks.resize(session.nodes().size());
+  order.reachable = FreeCapacity(session);
+  std::map<JobId, std::vector<TaskId>> worker_lists;
+  std::vector<Entry> whole;
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (job.id == starving.id || !job.preemptable || !ElasticEligible(session, job) || !MinPlaced(session, job)) {
+      continue;
+    }
+    const VictimKind kind = policy.kind(job);
+    if (kind == VictimKind::kNone) continue;
+    std::vector<TaskId> placed;
+    bool busy = false;  // placed in this session: never a victim
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session.task(t);
+      if (!IsPlaced(task.status)) continue;
+      busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
+      placed.push_back(t);
+    }
+    const std::set<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
+    auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || AnnotatedUnpreemptable(session.task(t)); };
+    std::vector<TaskId> workers;
+    if (scalable[job.id] || policy.include_cooldown) {
+      for (TaskId t : ElasticWorkers(session, job)) {
+        if (protected_task(t)) break;  // the ones after it may only go after it
+        workers.push_back(t);
+      }
+    }
+    if (kind == VictimKind::kWholeJob && !busy &&
+        std::none_of(placed.begin(), placed.end(), protected_task)) {
+      Entry entry{job.id, static_cast<int32_t>(workers.size()), {}, {}, true};
+      const std::set<TaskId> listed(workers.begin(), workers.end());
+      for (TaskId t : placed) {
+        if (listed.count(t) != 0) continue;
+        entry.tasks.push_back(t);
+        entry.freed += session.task(t).request;
+      }
+      whole.push_back(std::move(entry));
+    }
+    if (!workers.empty()) worker_lists.emplace(job.id, std::move(workers));
+  }
+
+  auto add = [&order](Entry entry) {
+    order.job_ranks[entry.job].push_back(static_cast<int32_t>(order.ranked.size()));
+    order.reachable += entry.freed;
+    order.ranked.push_back(std::move(entry));
+  };
+
+  if (!worker_lists.empty()) {
+    // A queue is above its deserved share when the Overused hooks say so (Volcano's sense:
+    // allocated >= deserved in every resource) or when it holds more than the deserved share a
+    // plugin reported in some resource. The second matters for elastic queues: their deserved
+    // share is capped by their request, which includes their pending extras, so in abundant
+    // resources (the cpu of a GPU job) they never reach it.
+    const std::map<QueueId, Resources>& deserved = session.queue_deserved();
+    std::vector<Resources> queue_allocated(session.queues().size());
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (job.queue != kNoId) queue_allocated[job.queue] += job.allocated;
+    }
+    auto above_share = [&](QueueId queue) {
+      if (session.Overused(session.queue(queue))) return true;
+      auto it = deserved.find(queue);
+      return it != deserved.end() && !queue_allocated[queue].LessEqual(it->second);
+    };
+    // Workers are taken for real in a scratch statement, so that the elastic order and the
+    // Overused hooks see each job and queue after the workers ranked before; undone at the end.
+    auto less = [&session](JobId a, JobId b) { return session.ElasticOrderLess(session.job(a), session.job(b)); };
+    using Heap = std::priority_queue<JobId, std::vector<JobId>, decltype(less)>;  // most fulfilled on top
+    std::map<JobId, int32_t> cursor;
+    Statement scratch(session);
+    auto take = [&](JobId job) {
+      int32_t& next = cursor[job];
+      const TaskId task = worker_lists[job][next];
+      const Resources& request = session.task(task).request;
+      add(Entry{job, next, {task}, request, false});
+      scratch.Evict(task, "");
+      queue_allocated[session.job(job).queue] -= request;
+      ++next;
+      return next < static_cast<int32_t>(worker_lists[job].size());
+    };
+    for (int pass = 0; pass < 2; ++pass) {  // outside their cooldown, then (when included) inside
+      Heap overused(less);
+      Heap rest(less);
+      for (const auto& [job, workers] : worker_lists) {
+        if (scalable[job] != (pass == 0)) continue;
+        (above_share(session.job(job).queue) ? overused : rest).push(job);
+      }
+      while (!overused.empty()) {
+        const JobId job = overused.top();
+        overused.pop();
+        if (!above_share(session.job(job).queue)) {
+          rest.push(job);  // its queue is back within its share: ranked with the others
+          continue;
+        }
+        if (take(job)) overused.push(job);
+      }
+      while (!rest.empty()) {
+        const JobId job = rest.top();
+        rest.pop();
+        if (take(job)) rest.push(job);
+      }
+    }
+    scratch.Discard();
+  }
+
+  // Whole jobs: the policy's group, lowest priority, most recently started, fewest pods, name.
+  std::vector<std::tuple<int64_t, int32_t, int64_t, size_t, JobId, size_t>> keys;
+  for (size_t i = 0; i < whole.size(); ++i) {
+    const JobInfo& job = session.job(whole[i].job);
+    const int64_t group = policy.whole_job_group ? policy.whole_job_group(job) : 0;
+    keys.emplace_back(group, job.priority, -StartOf(session, job), whole[i].tasks.size(), job.id, i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const auto& key : keys) add(std::move(whole[std::get<5>(key)]));
+
+  for (size_t r = 0; r < order.ranked.size(); ++r) {
+    NodeId last = kNoId;
+    std::vector<NodeId> nodes;
+    for (TaskId t : order.ranked[r].tasks) nodes.push_back(session.task(t).node);
+    std::sort(nodes.begin(), nodes.end());
+    for (NodeId n : nodes) {
+      if (n != last && n != kNoId) order.node_ranks[n].push_back(static_cast<int32_t>(r));
+      last = n;
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+struct VictimOrderCache::Entries {
+  std::map<std::pair<int64_t, int64_t>, VictimOrder> orders;
+};
+VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
+VictimOrderCache::~VictimOrderCache() = default;
+void VictimOrderCache::Clear() { entries_->orders.clear(); }
+
+std::vector<bool> ScalableJobs(const Session& session) {
+  std::vector<bool> scalable(session.cluster().jobs.size());
+  for (const JobInfo& job : session.cluster().jobs) scalable[job.id] = session.Scalable(job);
+  return scalable;
+}
+
+VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving) {
+  VictimPolicy policy;
+  const Session* s = &session;
+  const QueueId own = starving.queue;
+  policy.kind = [s, own](const JobInfo& job) {
+    return job.queue == own || s->queue(job.queue).reclaimable ? VictimKind::kElasticWorkers : VictimKind::kNone;
+  };
+  policy.reason = EvictionReason("elastic-preempted-for", starving);
+  return policy;
+}
+
+void SettleVictims(Session& session, const VictimPlan& plan) {
+  const std::set<JobId> whole(plan.whole_jobs.begin(), plan.whole_jobs.end());
+  for (JobId job : whole) session.SetJobPhase(job, PodGroupPhase::kPending);
+  for (TaskId victim : plan.victims) {
+    const JobId job = session.task(victim).job;
+    if (whole.count(job) == 0 && !session.WasScaled(job)) session.MarkScaled(job);
+  }
+}
+
+std::string EvictionReason(std::string_view verb, const JobInfo& starving) {
+  return StrCat(verb, " ", starving.namespace_, "/", starving.name);
+}
+
+Resources FreeCapacity(const Session& session) {
+  Resources total;
+  for (const NodeInfo& node : session.cluster().nodes) {
+    if (!node.schedulable) continue;
+    Resources free = node.FutureIdle();
+    free.ClampNegativeToZero();
+    total += free;
+  }
+  return total;
+}
+
+VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_id, const VictimPolicy& policy,
+                              const std::vector<bool>& scalable, VictimOrderCache* cache,
+                              std::pair<int64_t, int64_t> key) {
+  VictimPlan plan;
+  const JobInfo& job = session.job(job_id);
+  std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
+  if (!tasks.has_value() || tasks->empty()) return plan;
+  const QueueInfo& queue = session.queue(job.queue);
+  auto room = [&](const TaskInfo& task) {
+    return policy.room ? policy.room(task) : session.Allocatable(queue, task);
+  };
+
+  std::optional<VictimOrder> own_order;  // built when the first task needs evictions
+  const TaskInfo& preemptor = session.task(tasks->front());
+  auto ensure_order = [&]() -> const VictimOrder& {
+    if (cache != nullptr) {
+      auto [it, inserted] = cache->entries().orders.try_emplace(key);
+      if (inserted) it->second = BuildVictimOrder(session, job, preemptor, policy, scalable);
+      return it->second;
+    }
+    if (!own_order) own_order = BuildVictimOrder(session, job, preemptor, policy, scalable);
+    return *own_order;
+  };
+
+  // Necessary condition: the unplaced min fits in what is free plus everything the entries free.
+  {
+    Resources need;
+    for (TaskId t : *tasks) need += session.task(t).request;
+    if (!need.FitsIn(ensure_order().reachable)) {
+      LAHAR_LOG(2, "victims") << job.key() << ": min exceeds free plus takeable capacity";
+      return plan;
+    }
+  }
+
+  std::map<JobId, int32_t> taken;  // per victim job: how many entries of its list this plan took
+  auto entries_taken = [&](JobId victim) {
+    auto it = taken.find(victim);
+    return it == taken.end() ? 0 : it->second;
+  };
+  auto is_taken = [&](const Entry& e) { return e.position < entries_taken(e.job); };
+  // What taking entry `rank` takes (with the entries its job loses first): pods and requests.
+  auto cost_of = [&](int32_t rank, int32_t* pods, Resources* freed) {
+    const VictimOrder& order = ensure_order();
+    const Entry& e = order.ranked[rank];
+    const std::vector<int32_t>& ranks = order.job_ranks.at(e.job);
+    for (int32_t p = entries_taken(e.job); p <= e.position; ++p) {
+      const Entry& step = order.ranked[ranks[p]];
+      *pods += static_cast<int32_t>(step.tasks.size());
+      *freed += step.freed;
+    }
+  };
+  auto admissible = [&](int32_t rank, const Resources& already) {
+    if (!policy.admissible) return true;
+    const Entry& e = ensure_order().ranked[rank];
+    int32_t pods = 0;
+    Resources freed = already;
+    cost_of(rank, &pods, &freed);
+    return policy.admissible(session.job(e.job), freed);
+  };
+  auto take_through = [&](int32_t rank) {
+    const VictimOrder& order = ensure_order();
+    const Entry& e = order.ranked[rank];
+    int32_t& done = taken[e.job];
+    const std::vector<int32_t>& ranks = order.job_ranks.at(e.job);
+    for (; done <= e.position; ++done) {
+      const Entry& step = order.ranked[ranks[done]];
+      for (TaskId victim : step.tasks) {
+        statement.Evict(victim, policy.reason);
+        plan.victims.push_back(victim);
+      }
+      if (step.whole) plan.whole_jobs.push_back(step.job);
+      if (policy.on_take) policy.on_take(session.job(step.job), step.freed);
+    }
+  };
+
+  for (TaskId t : *tasks) {
+    const TaskInfo& task = session.task(t);
+    // a. Room in the queue, from the queue's own entries if the policy allows.
+    while (!room(task)) {
+      std::optional<int32_t> next;
+      if (policy.make_room_in_own_queue) {
+        const VictimOrder& order = ensure_order();
+        for (size_t r = 0; r < order.ranked.size() && !next; ++r) {
+          const Entry& e = order.ranked[r];
+          if (session.job(e.job).queue == job.queue && !is_taken(e) && admissible(static_cast<int32_t>(r), {})) {
+            next = static_cast<int32_t>(r);
+          }
+        }
+      }
+      if (!next) {
+        LAHAR_LOG(2, "victims") << job.key() << ": queue " << queue.name << " has no room for " << task.key();
+        return plan;
+      }
+      take_through(*next);
+    }
+    // b. Room on a node without (more) evictions.
+    NodeId node = session.FindBestNode(task, Placement::kFutureIdle);
+    if (node != kNoId) {
+      statement.Pipeline(t, node);
+      plan.placements.emplace_back(t, node);
+      continue;
+    }
+    // c. The node where the fewest evictions make room.
+    const VictimOrder& order = ensure_order();
+    NodeId best = kNoId;
+    int32_t best_pods = 0;
+    int32_t best_rank = 0;
+    std::vector<int32_t> best_needed;
+    std::vector<int32_t> needed;
+    std::map<JobId, int32_t> through;                  // per job: entries this node's walk takes
+    std::map<QueueId, Resources> walk_freed;           // per victim queue: what this walk takes
+    for (NodeId id = 0; id < static_cast<NodeId>(session.nodes().size()); ++id) {
+      const std::vector<int32_t>& ranks = order.node_ranks[id];
+      if (ranks.empty()) continue;
+      const NodeInfo& candidate = session.node(id);
+      if (!candidate.schedulable || candidate.pod_count >= candidate.max_pods) continue;
+      if (!session.Predicate(task, candidate).ok()) continue;
+      Resources available = candidate.FutureIdle();
+      int32_t pods = 0;
+      through.clear();
+      walk_freed.clear();
+      needed.clear();
+      for (int32_t r : ranks) {
+        const Entry& e = order.ranked[r];
+        if (is_taken(e)) continue;
+        auto [it, inserted] = through.emplace(e.job, entries_taken(e.job));
+        if (e.position < it->second) continue;  // taken by an entry of its job earlier in this walk
+        const QueueId victim_queue = session.job(e.job).queue;
+        Resources& queue_freed = walk_freed[victim_queue];
+        // The entries of its job before it go too: their pods count, and those on this node free room.
+        int32_t step_pods = 0;
+        Resources step_freed;
+        const std::vector<int32_t>& job_ranks = order.job_ranks.at(e.job);
+        for (int32_t p = it->second; p <= e.position; ++p) {
+          const Entry& step = order.ranked[job_ranks[p]];
+          step_pods += static_cast<int32_t>(step.tasks.size());
+          step_freed += step.freed;
+        }
+        if (policy.admissible && !policy.admissible(session.job(e.job), queue_freed + step_freed)) continue;
+        for (int32_t p = it->second; p <= e.position; ++p) {
+          for (TaskId v : order.ranked[job_ranks[p]].tasks) {
+            if (session.task(v).node == id) available += session.task(v).request;
+          }
+        }
+        it->second = e.position + 1;
+        queue_freed += step_freed;
+        pods += step_pods;
+        needed.push_back(r);
+        if (!task.request.FitsIn(available)) continue;
+        if (best == kNoId || pods < best_pods || (pods == best_pods && r < best_rank)) {
+          best = id;
+          best_pods = pods;
+          best_rank = r;
+          best_needed = needed;
+        }
+        break;
+      }
+    }
+    if (best == kNoId) {
+      LAHAR_LOG(2, "victims") << job.key() << ": " << task.key() << " fits no node even after evictions";
+      return plan;
+    }
+    for (int32_t r : best_needed) {
+      if (!is_taken(order.ranked[r])) take_through(r);
+    }
+    if (!session.ResourceFit(task, session.node(best), Placement::kFutureIdle).ok()) {
+      LAHAR_WARN("victims") << task.key() << " does not fit " << session.node(best).name()
+                            << " after the planned evictions";
+      return plan;
+    }
+    statement.Pipeline(t, best);
+    plan.placements.emplace_back(t, best);
+  }
+  plan.fits = session.JobPipelined(job);
+  return plan;
+}
+
+}  // namespace lahar

@@ -1,0 +1,131 @@
+// The one victim planner (spec 3.1). `preempt`, `reclaim` and `preempt-elastic-workers` (and
+// elastic-scale's reservation for starving jobs) call it, each with its own VictimPolicy: which
+// jobs may give up what, and the queue limits that must hold while victims are taken.
+//
+// Victim entries. A job that may be taken from contributes, in its own eviction order:
+//   - its elastic workers (job_rules.h: placed tasks beyond min, never the master, never a role
+//     below its minTaskMember, highest index first), one entry each, when its policy kind allows
+//     elastic workers and it is outside its cooldown (or the policy includes cooldown);
+//   - then, when the policy allows whole jobs, one entry with every other placed task: the gang
+//     is taken whole, never cut below its min and left running.
+// Taking an entry takes every earlier entry of its job first (rank 3 never goes while rank 7
+// runs; the whole gang never goes while its workers run). Protected, never entries: tasks of a
+// PodGroup or pod annotated volcano.sh/preemptable: "false", tasks the plugin hooks refuse
+// (Session::Preemptable for preempt, Session::Reclaimable otherwise: conformance, pdb), and
+// tasks placed in the running session.
+//
+// Rank (cheapest first): every elastic worker before any whole job. Workers: jobs of queues
+// above their deserved share first (re-checked as workers are taken), then the most fulfilled
+// job (reverse elastic order, re-evaluated after every worker), highest index first. Whole
+// jobs: the policy's group first (reclaim: the closest relative in the queue tree), then lowest
+// priority, then most recently started (least work lost), then fewest pods, then name.
+//
+// Plan for one starving job S, in a Statement (a dry run until the caller commits). For each
+// task t of S's unplaced min (role minimums first, then count, in task order):
+//   a. While S's queue has no room for t (the policy's room test; Session::Allocatable by
+//      default), take the next entry of S's own queue, when the policy allows it; else fail.
+//   b. If t fits without evictions (idle plus releasing, minus earlier promises), pipeline it.
+//   c. Otherwise, on every node that passes the predicates, walk the entries with a task there
+//      in rank order, adding what each (with the entries its job must lose first) frees on the
+//      node, until t fits. The node's cost is (pods evicted, rank of the last entry it needs);
+//      the cheapest node wins (ties: lower node id); its entries are taken and t is pipelined.
+//      No node fits t: fail.
+// The plan fits when every task is placed and the pipelined-job hooks (gang) agree. Nothing is
+// evicted for a gang that would still not fit: the caller discards a failed statement.
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_VICTIMS_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_VICTIMS_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/cluster_info.h"
+#include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
+
+namespace lahar {
+
+// What of a running job a policy may take.
+enum class VictimKind : uint8_t {
+  kNone,
+  kElasticWorkers,  // only its elastic workers
+  kWholeJob,        // its elastic workers, then the whole gang
+};
+
+struct VictimPolicy {
+  // What of `job` may be taken. Asked once per job when the order is built.
+  std::function<VictimKind(const JobInfo& job)> kind;
+  // Which plugin hooks protect victims.
+  enum class Hooks : uint8_t { kPreemptable, kReclaimable } hooks = Hooks::kReclaimable;
+  // Elastic workers of jobs inside their cooldown are entries too, ranked after all others
+  // (elastic-scale keeps capacity for starving jobs with them: they come back after it).
+  bool include_cooldown = false;
+  // Whole jobs in ascending group first (reclaim: siblings before cousins). Null: one group.
+  std::function<int64_t(const JobInfo& job)> whole_job_group;
+  // May `freed` more be taken from `victim`'s queue, on top of what the plan took already?
+  // (reclaim: never below its deserved share). Null: always.
+  std::function<bool(const JobInfo& victim, const Resources& freed)> admissible;
+  // Told of every entry taken (reclaim keeps its per-queue tallies with it).
+  std::function<void(const JobInfo& victim, const Resources& freed)> on_take;
+  // Whether S's queue has room for `task` now. Null: Session::Allocatable.
+  std::function<bool(const TaskInfo& task)> room;
+  // When S's queue has no room, S's own queue's entries may make it (preempt, elastic workers).
+  bool make_room_in_own_queue = true;
+  // Carried by every eviction: "preempted-for ns/job", ...
+  std::string reason;
+};
+
+struct VictimPlan {
+  bool fits = false;
+  std::vector<std::pair<TaskId, NodeId>> placements;  // pipelined, in task order
+  std::vector<TaskId> victims;                        // evicted, in eviction order
+  std::vector<JobId> whole_jobs;                      // jobs taken whole
+};
+
+// Victim orders of one action, reused across starving jobs that share a key (the caller's: e.g.
+// the queue, and the priority for preempt). A starving job is never a victim and failed plans
+// are discarded, so until a plan commits the order depends only on what the key captures. Call
+// Clear() after committing a plan.
+class VictimOrderCache {
+ public:
+  VictimOrderCache();
+  ~VictimOrderCache();
+  void Clear();
+  struct Entries;  // defined where the orders are built
+  Entries& entries() { return *entries_; }
+
+ private:
+  std::unique_ptr<Entries> entries_;
+};
+
+// Plans starving job `job` into `statement` (see above). `scalable[j]` is Session::Scalable of
+// job j at the start of the calling action. With `cache`, the order is looked up by `key`.
+VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job, const VictimPolicy& policy,
+                              const std::vector<bool>& scalable, VictimOrderCache* cache = nullptr,
+                              std::pair<int64_t, int64_t> key = {0, 0});
+
+// preempt-elastic-workers' policy for `starving` (also elastic-scale's reservation, with
+// include_cooldown): the elastic workers of jobs of its own queue or of reclaimable queues.
+VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving);
+
+// After a committed plan: jobs taken whole go back to Pending (their owners recreate the pods);
+// jobs that lost elastic workers only are marked scaled (their cooldown restarts).
+void SettleVictims(Session& session, const VictimPlan& plan);
+
+// Session::Scalable for every job, evaluated now.
+std::vector<bool> ScalableJobs(const Session& session);
+
+// "<verb> <namespace>/<job>": elastic-preempted-for, preempted-for, reclaimed-for.
+std::string EvictionReason(std::string_view verb, const JobInfo& starving);
+
+// Free capacity on schedulable nodes (idle and releasing, less promises), clamped at zero.
+Resources FreeCapacity(const Session& session);
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_VICTIMS_H_
