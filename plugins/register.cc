@@ -1,5 +1,6 @@
 // The one list of built-in plugins.
 #include "plugins/binpack/binpack.h"
+#include "plugins/conformance/conformance.h"
 #include "plugins/drf/drf.h"
 #include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
@@ -19,6 +20,7 @@ absl::Status RegisterBuiltinPlugins(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterPlugin("drf", NewDrfPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("conformance", NewConformancePlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));

@@ -76,6 +76,10 @@ class Allocator {
           job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available) {
         continue;
       }
+      if (std::optional<std::string> why = QueueUnusable(session_.queue(job.queue))) {
+        session_.SetJobCondition(job.id, "QueueUnusable", std::move(*why));
+        continue;
+      }
       if (std::optional<std::string> reason = session_.JobInvalidReason(job)) {
         session_.SetJobCondition(job.id, "Invalid", std::move(*reason));
         continue;

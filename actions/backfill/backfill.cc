@@ -27,7 +27,9 @@ class BackfillAction : public Action {
   void Execute(Session& session) override {
     std::vector<JobId> jobs;
     for (const JobInfo& job : session.jobs()) {
-      if (IsAdmitted(job) && job.Count(TaskStatus::kPending) > 0) jobs.push_back(job.id);
+      if (IsAdmitted(job) && job.Count(TaskStatus::kPending) > 0 && !QueueUnusable(session.queue(job.queue))) {
+        jobs.push_back(job.id);
+      }
     }
     std::sort(jobs.begin(), jobs.end(),
               [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); });

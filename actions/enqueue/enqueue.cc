@@ -1,6 +1,7 @@
 #include "actions/enqueue/enqueue.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,10 +15,16 @@
 namespace lahar {
 namespace {
 
-// What the cluster can still promise to jobs admitted in this session.
+bool Configured(const Session& session, std::string_view action) {
+  const auto& actions = session.config().actions;
+  return std::find(actions.begin(), actions.end(), action) != actions.end();
+}
+
+// What the cluster can still promise to jobs admitted in this session: free capacity, plus what
+// the configured evicting actions could take for the job (spec 3, enqueue).
 class ClusterHeadroom {
  public:
-  explicit ClusterHeadroom(const Session& session) {
+  explicit ClusterHeadroom(const Session& session) : session_(session) {
     for (const NodeInfo& node : session.cluster().nodes) {
       if (!node.schedulable) continue;
       // Idle, plus what releasing pods will free, minus what is promised to pipelined tasks.
@@ -26,21 +33,60 @@ class ClusterHeadroom {
       free.ClampNegativeToZero();
       available_ += free;
     }
-    // Elastic workers count as reclaimable (spec section 3): when preempt-elastic-workers can
-    // take them back, they do not keep a new job out, like the releasing resources above.
-    const auto& actions = session.config().actions;
-    if (std::find(actions.begin(), actions.end(), "preempt-elastic-workers") != actions.end()) {
-      available_ += ElasticWorkerRequests(session);
+    // Elastic workers count as reclaimable: preempt-elastic-workers can take them back.
+    if (Configured(session, "preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
+    const size_t queues = session.cluster().queues.size();
+    // preempt: what lower-priority jobs of the same queue hold.
+    if (Configured(session, "preempt")) {
+      held_by_priority_.resize(queues);
+      for (const JobInfo& job : session.cluster().jobs) {
+        if (job.queue != kNoId && !job.allocated.IsZero()) held_by_priority_[job.queue][job.priority] += job.allocated;
+      }
+    }
+    // reclaim: what reclaimable queues hold beyond their deserved share.
+    if (Configured(session, "reclaim")) {
+      std::vector<Resources> held(queues);
+      for (const JobInfo& job : session.cluster().jobs) {
+        if (job.queue != kNoId) held[job.queue] += job.allocated;
+      }
+      lent_.resize(queues);
+      for (const auto& [queue, deserved] : session.queue_deserved()) {
+        const QueueInfo& q = session.queue(queue);
+        if (!q.IsLeaf() || !q.reclaimable) continue;
+        Resources beyond = held[queue] - deserved;
+        beyond.ClampNegativeToZero();
+        lent_[queue] = beyond;
+        lent_total_ += beyond;
+      }
     }
   }
 
-  // The first resource of which `need` asks more than is left, or -1 when it fits.
-  int Shortage(const Resources& need) const { return need.FirstShortage(available_); }
+  // The first resource of which `need` asks more than is left for `job`, or -1 when it fits.
+  int Shortage(const JobInfo& job, const Resources& need) const {
+    if (need.FirstShortage(available_) < 0) return -1;
+    return need.FirstShortage(available_ + Takeable(job));
+  }
   void Reserve(const Resources& need) { available_ -= need; }
   const Resources& available() const { return available_; }
 
  private:
+  Resources Takeable(const JobInfo& job) const {
+    Resources extra;
+    if (!held_by_priority_.empty()) {
+      for (const auto& [priority, held] : held_by_priority_[job.queue]) {
+        if (priority >= job.priority) break;
+        extra += held;
+      }
+    }
+    if (!lent_.empty()) extra += lent_total_ - lent_[job.queue];
+    return extra;
+  }
+
+  const Session& session_;
   Resources available_;
+  std::vector<std::map<int32_t, Resources>> held_by_priority_;  // per queue
+  std::vector<Resources> lent_;                                  // per queue: held beyond deserved
+  Resources lent_total_;
 };
 
 // What admitting the job asks of the cluster: its minResources minus what it already holds.
@@ -105,6 +151,10 @@ class EnqueueAction : public Action {
  private:
   static void Consider(Session& session, const JobInfo& job, ClusterHeadroom& headroom) {
     const QueueInfo& queue = session.queue(job.queue);
+    if (std::optional<std::string> why = QueueUnusable(queue)) {
+      session.SetJobCondition(job.id, "QueueUnusable", StrCat("not admitted: ", *why));
+      return;
+    }
     if (!queue.open) {
       session.SetJobCondition(job.id, "QueueClosed", StrCat("not admitted: queue ", queue.name, " is closed"));
       return;
@@ -119,7 +169,7 @@ class EnqueueAction : public Action {
     const std::string what = job.min_resources.IsZero()
                                  ? StrCat("its minimum of ", job.min_available, " pods (", need.DebugString(), ")")
                                  : StrCat("minResources ", need.DebugString());
-    if (int shortage = headroom.Shortage(need); shortage >= 0) {
+    if (int shortage = headroom.Shortage(job, need); shortage >= 0) {
       session.SetJobCondition(job.id, "NotEnoughResources",
                               StrCat("not admitted: the cluster has too little ",
                                      ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,

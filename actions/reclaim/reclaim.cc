@@ -134,6 +134,19 @@ class ReclaimAction : public Action {
         return true;
       };
       policy.on_take = [&ledger](const JobInfo& victim, const Resources& freed) { ledger.Add(victim.queue, freed, -1); };
+      // Room: the capability at every level (the deserved shares were checked above and, per victim,
+      // up to the common ancestor; Allocatable would also hold the ancestors to theirs, which a
+      // sibling's reclaim moves within). `planned` counts the tasks the plan placed before.
+      Resources planned;
+      policy.room = [&](const TaskInfo& task) {
+        for (QueueId q = reclaimer; q != kNoId; q = session.queue(q).parent) {
+          for (const auto& [r, cap] : session.queue(q).capability.NonZero()) {
+            if (r != kPods && ledger.held(q).Get(r) + planned.Get(r) + task.request.Get(r) > cap) return false;
+          }
+        }
+        planned += task.request;
+        return true;
+      };
       policy.make_room_in_own_queue = false;
       policy.reason = EvictionReason("reclaimed-for", job);
 

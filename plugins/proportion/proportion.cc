@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <utility>
 
 #include "api/log.h"
@@ -77,6 +78,15 @@ class QueueSharePlugin : public Plugin {
     }
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue != kNoId && Admitted(job.phase)) Count(job);
+    }
+    // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
+    // higher priority at admission (spec 3, enqueue).
+    const auto& actions = session.config().actions;
+    if (std::find(actions.begin(), actions.end(), "preempt") != actions.end()) {
+      held_by_priority_.resize(queue_count);
+      for (const JobInfo& job : cluster.jobs) {
+        if (job.queue != kNoId && !job.allocated.IsZero()) held_by_priority_[job.queue][job.priority] += job.allocated;
+      }
     }
 
     // Deserved shares top-down: the cluster among the top-level queues, then each parent's
@@ -266,6 +276,12 @@ class QueueSharePlugin : public Plugin {
     const QueueState& q = queues_[job.queue];
     // A job already counted must not count twice.
     Resources wanted = job.min_resources + q.allocated + q.inqueue - promised_[job.id];
+    if (!held_by_priority_.empty()) {
+      for (const auto& [priority, held] : held_by_priority_[job.queue]) {
+        if (priority >= job.priority) break;
+        wanted -= held;
+      }
+    }
     for (const auto& [id, amount] : job.min_resources.NonZero()) {
       if (id == kPods || amount <= 0) continue;
       if (wanted.Get(id) > q.real_capability.Get(id)) {
@@ -286,6 +302,7 @@ class QueueSharePlugin : public Plugin {
   std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
   std::vector<bool> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
+  std::vector<std::map<int32_t, Resources>> held_by_priority_;  // per queue, when preempt runs
 };
 
 }  // namespace

@@ -13,11 +13,12 @@
 namespace lahar {
 namespace {
 
-constexpr char kDefaultConfig[] = R"(actions: "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"
+constexpr char kDefaultConfig[] = R"(actions: "enqueue, allocate, preempt-elastic-workers, reclaim, preempt, elastic-scale, backfill"
 tiers:
 - plugins:
   - name: priority
   - name: gang
+  - name: conformance
   - name: elastic
     arguments:
       elastic.cooldown: 60s

@@ -1,6 +1,7 @@
 #include "scheduler/framework/job_rules.h"
 
 #include "absl/container/inlined_vector.h"
+#include "api/strings.h"
 
 namespace lahar {
 
@@ -89,6 +90,14 @@ std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, cons
     }
   }
   return tasks;
+}
+
+std::optional<std::string> QueueUnusable(const QueueInfo& queue) {
+  if (!queue.broken.empty()) return queue.broken;
+  if (!queue.IsLeaf()) {
+    return StrCat("queue ", queue.name, " has child queues; jobs are scheduled in leaf queues only");
+  }
+  return std::nullopt;
 }
 
 std::vector<JobId> StarvingJobs(const Session& session) {

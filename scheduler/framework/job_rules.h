@@ -172,6 +172,10 @@ inline bool MinPlaced(const Session& session, const JobInfo& job) {
   return session.JobReady(job);
 }
 
+// Why no job of `queue` can be scheduled (spec 2.1), or nullopt: it is broken (a parent that
+// does not exist, a cycle) or it has child queues (jobs go to leaf queues only).
+std::optional<std::string> QueueUnusable(const QueueInfo& queue);
+
 // A job the elastic actions serve: valid, in a known queue, and admitted (Inqueue or Running).
 inline bool ElasticEligible(const Session& session, const JobInfo& job) {
   if (job.queue == kNoId) return false;

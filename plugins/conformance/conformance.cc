@@ -1,0 +1,45 @@
+#include "plugins/conformance/conformance.h"
+
+#include <vector>
+
+#include "api/strings.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+namespace {
+
+bool Critical(const TaskInfo& task) {
+  const Pod& pod = *task.pod;
+  return pod.meta.namespace_ == "kube-system" || pod.priority_class_name == "system-cluster-critical" ||
+         pod.priority_class_name == "system-node-critical";
+}
+
+class ConformancePlugin : public Plugin {
+ public:
+  std::string_view Name() const override { return "conformance"; }
+
+  void OnSessionOpen(Session& session) override {
+    const Session* s = &session;
+    auto not_critical = [s](const TaskInfo&, const std::vector<TaskId>& candidates) {
+      std::vector<TaskId> out;
+      for (TaskId id : candidates) {
+        if (!Critical(s->task(id))) out.push_back(id);
+      }
+      return out;
+    };
+    session.AddPreemptableFn(not_critical);
+    session.AddReclaimableFn(not_critical);
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewConformancePlugin(const Arguments& arguments) {
+  if (!arguments.values().empty()) {
+    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument \"",
+                                             arguments.values().begin()->first, "\" (conformance takes no arguments)"));
+  }
+  return std::make_unique<ConformancePlugin>();
+}
+
+}  // namespace lahar
