@@ -65,6 +65,11 @@ ClusterBuilder& ClusterBuilder::Queue(const std::string& name, int weight, std::
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::QueueObject(lahar::Queue queue) {
+  cache_.UpsertQueue(std::move(queue));
+  return *this;
+}
+
 ClusterBuilder& ClusterBuilder::PriorityClass(const std::string& name, int value) {
   lahar::PriorityClass pc;
   pc.meta.name = name;
@@ -84,6 +89,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
   pg.priority_class_name = spec.priority_class;
   pg.phase = spec.phase;
   if (!spec.cooldown.empty()) pg.meta.annotations[kElasticCooldownAnnotation] = spec.cooldown;
+  if (!spec.preemptable) pg.meta.annotations[kPreemptableAnnotation] = "false";
   // minResources: requests of the first `min` pods in task order, as Volcano's controller does.
   int counted = 0;
   for (const TaskSpec& t : spec.tasks) {

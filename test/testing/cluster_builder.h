@@ -44,6 +44,7 @@ struct JobSpec {
   PodGroupPhase phase = PodGroupPhase::kInqueue;  // tests start past enqueue unless they say so
   std::string cooldown = "";                      // lahar.sh/elastic-cooldown
   std::string ns = "default";
+  bool preemptable = true;                        // false: volcano.sh/preemptable "false"
 };
 
 class ClusterBuilder {
@@ -53,6 +54,8 @@ class ClusterBuilder {
   ClusterBuilder& Cordon(const std::string& name);
   ClusterBuilder& Queue(const std::string& name, int weight, std::string_view capability = "",
                         std::string_view guarantee = "", std::string_view deserved = "");
+  // A queue as written, parent and all.
+  ClusterBuilder& QueueObject(lahar::Queue queue);
   ClusterBuilder& PriorityClass(const std::string& name, int value);
   // Creates PodGroup <ns>/<name> and pods <name>-<role>-<i> (index i counted per role).
   ClusterBuilder& Job(const std::string& name, const JobSpec& spec);

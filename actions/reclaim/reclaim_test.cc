@@ -1,0 +1,114 @@
+// Tests of the reclaim action and the queue tree under the default configuration (spec 2.1, 3.1).
+#include "actions/reclaim/reclaim.h"
+
+#include <catch2/catch.hpp>
+
+#include "scheduler/framework/config.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+lahar::Queue MakeQueue(const std::string& name, const std::string& parent = "", bool reclaimable = true) {
+  lahar::Queue q;
+  q.meta.name = name;
+  q.parent = parent;
+  q.reclaimable = reclaimable;
+  return q;
+}
+
+// Queue a holds all 16 GPUs with four rigid 4-GPU jobs; b (deserving 8) wants 8.
+ClusterBuilder Borrowed(bool reclaimable = true) {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8").Node("n2", "cpu=32,nvidia.com/gpu=8");
+  b.QueueObject(MakeQueue("a", "", reclaimable)).QueueObject(MakeQueue("b"));
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "a" + std::to_string(i);
+    b.Job(name, {.queue = "a", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+    b.Running(name + "-w-0", i < 2 ? "n1" : "n2");
+  }
+  b.Job("b1", {.queue = "b", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  return b;
+}
+
+TEST_CASE("reclaim: a rigid borrower gives back exactly what the reclaiming job needs") {
+  SessionOutcome out = RunSession(Borrowed(), DefaultSchedulerConfigYaml());
+  REQUIRE(out.evicts.size() == 2);  // one node's worth: two 4-GPU jobs on the same node
+  for (const auto& [pod, reason] : out.evicts) CHECK(reason == "reclaimed-for default/b1");
+  const bool same_node = (out.evicts.count("default/a0-w-0") && out.evicts.count("default/a1-w-0")) ||
+                         (out.evicts.count("default/a2-w-0") && out.evicts.count("default/a3-w-0"));
+  CHECK(same_node);
+}
+
+TEST_CASE("reclaim: a queue with reclaimable false keeps what it borrowed") {
+  CHECK(RunSession(Borrowed(/*reclaimable=*/false), DefaultSchedulerConfigYaml()).evicts.empty());
+}
+
+TEST_CASE("reclaim: never above the reclaiming queue's deserved share") {
+  ClusterBuilder b = Borrowed();
+  b.Job("b2", {.queue = "b", .min = 3, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=4"}}});  // 12 > 8
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  for (const auto& [pod, reason] : out.evicts) CHECK(reason != "reclaimed-for default/b2");
+}
+
+TEST_CASE("queue tree: a job in a queue with children waits with a reason that says so") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8");
+  b.QueueObject(MakeQueue("dept")).QueueObject(MakeQueue("team", "dept"));
+  b.Job("misplaced", {.queue = "dept", .min = 1, .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("ok", {.queue = "team", .min = 1, .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.binds.count("default/ok-w-0") == 1);
+  CHECK(out.binds.count("default/misplaced-w-0") == 0);
+  CHECK(out.job_updates.at("default/misplaced").message.find("leaf queues only") != std::string::npos);
+}
+
+TEST_CASE("queue tree: a cycle and a missing parent are reported; the rest is scheduled, nothing evicted") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8");
+  b.QueueObject(MakeQueue("x", "y")).QueueObject(MakeQueue("y", "x")).QueueObject(MakeQueue("orphan", "nowhere"));
+  b.QueueObject(MakeQueue("fine"));
+  b.Job("in-cycle", {.queue = "x", .min = 1, .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("in-orphan", {.queue = "orphan", .min = 1, .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("good", {.queue = "fine", .min = 1, .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.binds.count("default/good-w-0") == 1);
+  CHECK(out.binds.size() == 1);
+  CHECK(out.evicts.empty());
+  CHECK(out.job_updates.at("default/in-cycle").message.find("cycle") != std::string::npos);
+  CHECK(out.job_updates.at("default/in-orphan").message.find("parent queue nowhere does not exist") !=
+        std::string::npos);
+}
+
+TEST_CASE("queue tree: a child's capability is capped at its parent's") {
+  std::vector<QueueInfo> queues(2);
+  queues[0].id = 0;
+  queues[0].name = "dept";
+  queues[0].capability = testing::Res("nvidia.com/gpu=8");
+  queues[1].id = 1;
+  queues[1].name = "team";
+  queues[1].capability = testing::Res("nvidia.com/gpu=16");
+  LinkQueueTree(queues, {"", "dept"});
+  CHECK(queues[1].parent == 0);
+  CHECK(queues[1].capability.Get(kNvidiaGpu) == 8);
+  CHECK(queues[1].warning.find("capped") != std::string::npos);
+  CHECK(queues[0].children == std::vector<QueueId>{1});
+}
+
+TEST_CASE("best-effort: a pod with no requests on a full cluster is bound by backfill") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,nvidia.com/gpu=8");
+  b.Job("full", {.min = 1, .tasks = {{"w", 1, "cpu=4,nvidia.com/gpu=8"}}});
+  b.Running("full-w-0", "n1");
+  b.Job("be", {.min = 1, .tasks = {{"w", 1, ""}}});
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.binds.count("default/be-w-0") == 1);
+  CHECK(out.evicts.empty());
+}
+
+}  // namespace
+}  // namespace lahar
