@@ -75,6 +75,7 @@ PodGroupStatus ObservedStatus(const rapidjson::Value& object) {
 // What a cycle needs to know about a job after its snapshot has been handed to the session.
 struct JobDigest {
   std::string key;  // namespace/name
+  double fulfillment = 1;  // spec 2, from the one definition (api/cluster_info.h)
   std::string namespace_;
   std::string name;
   std::string uid;
@@ -313,6 +314,22 @@ class SchedulerDaemon::Impl {
                         "Warning", "InvalidSpec", StrCat("ignored by lahar-scheduler: ", bad.message)});
   }
 
+  // A queue tree that does not hold together (a missing parent, a cycle) or that was mended (a
+  // capability above its parent's) is logged and gets a Warning Event on the Queue, once per
+  // distinct problem; its jobs wait with the same words and the rest of the cluster is scheduled.
+  void ReportQueueTree(const std::vector<QueueInfo>& queues) {
+    for (const QueueInfo& queue : queues) {
+      std::string problem = queue.broken.empty() ? queue.warning : queue.broken;
+      std::string& last = reported_queue_problems_[queue.name];
+      if (problem == last) continue;
+      last = problem;
+      if (problem.empty()) continue;
+      LAHAR_WARN("queues") << problem;
+      PostEvent(EventSpec{"Queue", kVolcanoApi, "default", "", queue.name, "", "Warning",
+                          queue.broken.empty() ? "QueueCapped" : "InvalidQueueTree", problem});
+    }
+  }
+
   void ObservePodGroup(WatchEventType type, const rapidjson::Value& object) {
     const std::string key = StrCat(MetadataField(object, "namespace"), "/", MetadataField(object, "name"));
     std::lock_guard<std::mutex> lock(report_mu_);
@@ -332,6 +349,7 @@ class SchedulerDaemon::Impl {
       std::lock_guard<std::mutex> lock(cache_mu_);
       snapshot = cache_.Snapshot(now);
     }
+    ReportQueueTree(snapshot.queues);
     std::vector<JobDigest> jobs;  // sorted by key, as the snapshot's jobs are
     jobs.reserve(snapshot.jobs.size());
     for (const JobInfo& job : snapshot.jobs) {
@@ -343,6 +361,7 @@ class SchedulerDaemon::Impl {
       d.has_pod_group = job.has_pod_group;
       d.phase = job.phase;
       d.min = job.min_available;
+      d.fulfillment = FulfillmentOf(job).value();
       d.max = job.MaxCount();
       d.placed = job.PlacedCount();
       d.running = job.Count(TaskStatus::kRunning);
@@ -465,7 +484,7 @@ class SchedulerDaemon::Impl {
         set_condition("Scheduled", "Scheduled", StrCat("the gang's minimum of ", job.min, " pods is placed"));
       }
       if (job.has_pod_group && job.max > job.min) {
-        double score = std::clamp(static_cast<double>(job.placed - job.min) / (job.max - job.min), 0.0, 1.0);
+        double score = std::clamp(job.fulfillment, 0.0, 1.0);
         metrics_fulfillment_.Set({job.namespace_, job.name}, score);
       }
       const bool waiting = condition.type == "Unschedulable";
@@ -638,6 +657,7 @@ class SchedulerDaemon::Impl {
   GaugeFamily& metrics_queue_allocated_;
   GaugeFamily& metrics_queue_deserved_;
   GaugeFamily& metrics_fulfillment_;
+  std::map<std::string, std::string> reported_queue_problems_;  // queue -> last problem reported
   CounterFamily& metrics_invalid_;
   CounterFamily& metrics_writes_;
 };
