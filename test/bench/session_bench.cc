@@ -7,6 +7,9 @@
 //
 //   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N]
 #include <chrono>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -112,14 +115,21 @@ double Since(std::chrono::steady_clock::time_point start) {
 
 int Main(int argc, char** argv) {
   int nodes = 5000, gangs = 5000, repeat = 3;
+  std::string config_text(DefaultSchedulerConfigYaml());
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--config")) {  // another configuration, e.g. without reclaim
+      std::ifstream in(argv[i + 1]);
+      std::stringstream text;
+      text << in.rdbuf();
+      config_text = text.str();
+    }
     if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--gangs")) gangs = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
   }
   ClusterCache cache;
   BuildCluster(cache, nodes, gangs);
-  auto config = ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry());
+  auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());
   if (!config.ok()) {
     std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
     return 1;
