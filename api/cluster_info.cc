@@ -95,7 +95,6 @@ void LinkQueueTree(std::vector<QueueInfo>& queues, const std::vector<std::string
         q.broken = StrCat("queue ", q.name, ": ancestor queue ", queues[at].name, " is broken");
         break;
       }
-      if (at == q.id) break;
     }
   }
   for (QueueInfo& q : queues) {

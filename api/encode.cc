@@ -212,6 +212,7 @@ void EncodePod(const Pod& pod, rapidjson::Value& out, Allocator& allocator) {
 
   rapidjson::Value status(rapidjson::kObjectType);
   AddString(status, "phase", PodPhaseName(pod.phase), allocator);
+  if (pod.start_time_ms >= 0) AddString(status, "startTime", FormatTimestamp(pod.start_time_ms / 1000), allocator);
   Add(out, "status", std::move(status), allocator);
 }
 
@@ -251,6 +252,7 @@ void EncodeQueue(const Queue& queue, rapidjson::Value& out, Allocator& allocator
   AddResources(spec, "deserved", queue.deserved, allocator);
   Add(spec, "reclaimable", rapidjson::Value(queue.reclaimable), allocator);
   AddNonEmptyString(spec, "parent", queue.parent, allocator);
+  if (queue.priority != 0) Add(spec, "priority", rapidjson::Value(queue.priority), allocator);
   Add(out, "spec", std::move(spec), allocator);
 
   // The decoder folds spec.state and status.state into `open`; status.state alone carries it.

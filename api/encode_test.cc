@@ -109,7 +109,7 @@ spec:
   - name: nginx
     resources:
       limits: {cpu: 2, memory: 1Gi}
-status: {phase: Running}
+status: {phase: Running, startTime: "2024-01-02T03:04:05Z"}
 ---
 apiVersion: v1
 kind: Pod
@@ -153,6 +153,7 @@ spec:
   deserved: {cpu: 256, nvidia.com/gpu: 32}
   reclaimable: false
   parent: root
+  priority: 5
 status: {state: Open}
 ---
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -220,6 +221,7 @@ void CheckSame(const Pod& a, const Pod& b) {
   CHECK(a.scheduler_name == b.scheduler_name);
   CHECK(a.node_name == b.node_name);
   CHECK(a.phase == b.phase);
+  CHECK(a.start_time_ms == b.start_time_ms);
   CHECK(a.priority_class_name == b.priority_class_name);
   CHECK(a.priority == b.priority);
   CHECK(a.termination_grace_period_seconds == b.termination_grace_period_seconds);
@@ -261,6 +263,7 @@ void CheckSame(const Queue& a, const Queue& b) {
   CHECK(a.open == b.open);
   CHECK(a.reclaimable == b.reclaimable);
   CHECK(a.parent == b.parent);
+  CHECK(a.priority == b.priority);
 }
 
 void CheckSame(const PriorityClass& a, const PriorityClass& b) {
@@ -445,6 +448,24 @@ TEST_CASE("objects built in code survive the round trip") {
   auto decoded_node = DecodeNode(node_doc);
   REQUIRE(decoded_node.ok());
   CheckSame(node, *decoded_node);
+}
+
+TEST_CASE("a pod's status.startTime and a queue's priority are read (victims: most recently started)") {
+  bool seen_pod = false, seen_queue = false;
+  for (const KubeObject& object : DecodeFixture()) {
+    if (const Pod* pod = std::get_if<Pod>(&object); pod != nullptr && pod->node_name == "cpu-2") {
+      CHECK(pod->start_time_ms == 1704164645000);  // 2024-01-02T03:04:05Z
+      seen_pod = true;
+    } else if (pod != nullptr) {
+      CHECK(pod->start_time_ms == -1);  // no startTime: unset
+    }
+    if (const Queue* queue = std::get_if<Queue>(&object); queue != nullptr && queue->meta.name == "research") {
+      CHECK(queue->priority == 5);
+      seen_queue = true;
+    }
+  }
+  CHECK(seen_pod);
+  CHECK(seen_queue);
 }
 
 TEST_CASE("FormatTimestamp is the inverse of ParseTimestamp") {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/framework/job_rules.h"
 #include "api/log.h"
+#include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
@@ -15,16 +15,11 @@
 namespace lahar {
 namespace {
 
-bool Configured(const Session& session, std::string_view action) {
-  const auto& actions = session.config().actions;
-  return std::find(actions.begin(), actions.end(), action) != actions.end();
-}
-
 // What the cluster can still promise to jobs admitted in this session: free capacity, plus what
 // the configured evicting actions could take for the job (spec 3, enqueue).
 class ClusterHeadroom {
  public:
-  explicit ClusterHeadroom(const Session& session) : session_(session) {
+  explicit ClusterHeadroom(const Session& session) {
     for (const NodeInfo& node : session.cluster().nodes) {
       if (!node.schedulable) continue;
       // Idle, plus what releasing pods will free, minus what is promised to pipelined tasks.
@@ -34,17 +29,13 @@ class ClusterHeadroom {
       available_ += free;
     }
     // Elastic workers count as reclaimable: preempt-elastic-workers can take them back.
-    if (Configured(session, "preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
-    const size_t queues = session.cluster().queues.size();
+    const SchedulerConfig& config = session.config();
+    if (config.HasAction("preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
     // preempt: what lower-priority jobs of the same queue hold.
-    if (Configured(session, "preempt")) {
-      held_by_priority_.resize(queues);
-      for (const JobInfo& job : session.cluster().jobs) {
-        if (job.queue != kNoId && !job.allocated.IsZero()) held_by_priority_[job.queue][job.priority] += job.allocated;
-      }
-    }
+    if (config.HasAction("preempt")) by_priority_.emplace(session.cluster());
     // reclaim: what reclaimable queues hold beyond their deserved share.
-    if (Configured(session, "reclaim")) {
+    if (config.HasAction("reclaim")) {
+      const size_t queues = session.cluster().queues.size();
       std::vector<Resources> held(queues);
       for (const JobInfo& job : session.cluster().jobs) {
         if (job.queue != kNoId) held[job.queue] += job.allocated;
@@ -72,19 +63,13 @@ class ClusterHeadroom {
  private:
   Resources Takeable(const JobInfo& job) const {
     Resources extra;
-    if (!held_by_priority_.empty()) {
-      for (const auto& [priority, held] : held_by_priority_[job.queue]) {
-        if (priority >= job.priority) break;
-        extra += held;
-      }
-    }
+    if (by_priority_) extra += by_priority_->Below(job.queue, job.priority);
     if (!lent_.empty()) extra += lent_total_ - lent_[job.queue];
     return extra;
   }
 
-  const Session& session_;
   Resources available_;
-  std::vector<std::map<int32_t, Resources>> held_by_priority_;  // per queue
+  std::optional<HoldingsByPriority> by_priority_;
   std::vector<Resources> lent_;                                  // per queue: held beyond deserved
   Resources lent_total_;
 };
@@ -190,11 +175,7 @@ class EnqueueAction : public Action {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Action>> NewEnqueueAction(const Arguments& arguments) {
-  if (!arguments.values().empty()) {
-    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument \"",
-                                             arguments.values().begin()->first,
-                                             "\" (enqueue takes no arguments)"));
-  }
+  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<EnqueueAction>();
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "api/log.h"
+#include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
@@ -52,129 +53,152 @@ QueueId LowestCommonAncestor(const Session& session, QueueId a, QueueId b) {
   return kNoId;
 }
 
+// One run of the action: the queues' holdings, and the claim of the starving job being planned.
+class ReclaimRun {
+ public:
+  explicit ReclaimRun(Session& session)
+      : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {}
+
+  std::optional<VictimPolicy> PolicyFor(const JobInfo& job) {
+    std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session_, job);
+    if (!unplaced.has_value()) return std::nullopt;
+    claim_ = Claim();
+    claim_.reclaimer = job.queue;
+    for (TaskId t : *unplaced) claim_.need += session_.task(t).request;
+    // Contested: what the min needs and the cluster lacks; when it lacks nothing in total (a
+    // fragmented cluster), everything the min needs.
+    for (const auto& [r, amount] : claim_.need.NonZero()) {
+      if (r != kPods && amount > free_.Get(r)) claim_.contested.push_back(r);
+    }
+    if (claim_.contested.empty()) {
+      for (const auto& [r, amount] : claim_.need.NonZero()) {
+        if (r != kPods) claim_.contested.push_back(r);
+      }
+    }
+    // The reclaiming queue itself, with the whole min placed (its ancestors: per victim).
+    const QueueId reclaimer = job.queue;
+    if (!WithinDeserved(reclaimer, session_.queue(reclaimer).parent, claim_.need)) {
+      LAHAR_LOG(2, "reclaim") << job.key() << ": its min would take queue " << session_.queue(reclaimer).name
+                              << " above its deserved share";
+      return std::nullopt;
+    }
+    claim_.saved = ledger_.Save();
+
+    VictimPolicy policy;
+    const Session& session = session_;
+    policy.kind = [&session, reclaimer](const JobInfo& other) {
+      if (other.queue == reclaimer || other.queue == kNoId) return VictimKind::kNone;
+      const QueueId top = LowestCommonAncestor(session, reclaimer, other.queue);
+      for (QueueId q = other.queue; q != top && q != kNoId; q = session.queue(q).parent) {
+        if (!session.queue(q).reclaimable) return VictimKind::kNone;
+      }
+      return VictimKind::kWholeJob;
+    };
+    policy.whole_job_group = [&session, reclaimer](const JobInfo& other) -> int64_t {
+      const QueueId top = LowestCommonAncestor(session, reclaimer, other.queue);
+      return top == kNoId ? 0 : -static_cast<int64_t>(session.queue(top).depth) - 1;
+    };
+    policy.admissible = [this](const JobInfo& victim, const Resources& freed) { return Admissible(victim, freed); };
+    policy.on_take = [this](const JobInfo& victim, const Resources& freed) { ledger_.Add(victim.queue, freed, -1); };
+    policy.room = [this](const TaskInfo& task) { return Room(task); };
+    policy.make_room_in_own_queue = false;
+    policy.reason = EvictionReason("reclaimed-for", job);
+    return policy;
+  }
+
+  void Settled(const VictimPlan& plan, bool committed) {
+    if (!committed) {
+      ledger_.Restore(std::move(claim_.saved));
+      return;
+    }
+    for (const auto& [task, node] : plan.placements) ledger_.Add(claim_.reclaimer, session_.task(task).request, +1);
+    free_ = FreeCapacity(session_);
+  }
+
+ private:
+  struct Claim {
+    QueueId reclaimer = kNoId;
+    Resources need;                     // the requests of its unplaced min
+    std::vector<ResourceId> contested;  // the resources reclaim is about
+    Resources planned;                  // placed by the plan so far
+    std::vector<Resources> saved;       // the ledger before the plan
+  };
+
+  const Resources* DeservedOf(QueueId queue) const {
+    auto it = deserved_.find(queue);
+    return it == deserved_.end() ? nullptr : &it->second;
+  }
+
+  // Each queue from `from` up to (not including) `top` stays within its deserved share, in the
+  // contested resources, holding `more` besides.
+  bool WithinDeserved(QueueId from, QueueId top, const Resources& more) const {
+    for (QueueId q = from; q != top && q != kNoId; q = session_.queue(q).parent) {
+      const Resources* d = DeservedOf(q);
+      if (d == nullptr) return false;
+      for (ResourceId r : claim_.contested) {
+        const int64_t limit = d->Get(r);
+        if (limit > 0 && ledger_.held(q).Get(r) + more.Get(r) > limit) return false;
+      }
+    }
+    return true;
+  }
+
+  // Below the common ancestor: the reclaimer's side stays within its deserved shares with the min
+  // placed; the victim's side stays at or above its deserved shares and guarantees.
+  bool Admissible(const JobInfo& victim, const Resources& freed) const {
+    const QueueId top = LowestCommonAncestor(session_, claim_.reclaimer, victim.queue);
+    if (!WithinDeserved(session_.queue(claim_.reclaimer).parent, top, claim_.need)) return false;
+    for (QueueId q = victim.queue; q != top && q != kNoId; q = session_.queue(q).parent) {
+      const Resources* d = DeservedOf(q);
+      if (d == nullptr) return false;
+      for (ResourceId r : claim_.contested) {
+        if (freed.Get(r) > 0 && ledger_.held(q).Get(r) - freed.Get(r) < d->Get(r)) return false;
+      }
+      for (const auto& [r, g] : session_.queue(q).guarantee.NonZero()) {
+        if (freed.Get(r) > 0 && ledger_.held(q).Get(r) - freed.Get(r) < g) return false;
+      }
+    }
+    return true;
+  }
+
+  // The capability at every level (the deserved shares are checked per victim, up to the common
+  // ancestor: Allocatable would also hold the ancestors to theirs, which a sibling's reclaim moves
+  // within). The planner asks once per task, before placing it.
+  bool Room(const TaskInfo& task) {
+    for (QueueId q = claim_.reclaimer; q != kNoId; q = session_.queue(q).parent) {
+      for (const auto& [r, cap] : session_.queue(q).capability.NonZero()) {
+        if (r != kPods && ledger_.held(q).Get(r) + claim_.planned.Get(r) + task.request.Get(r) > cap) return false;
+      }
+    }
+    claim_.planned += task.request;
+    return true;
+  }
+
+  Session& session_;
+  const std::map<QueueId, Resources>& deserved_;
+  QueueLedger ledger_;
+  Resources free_;  // FreeCapacity, kept current across committed plans
+  Claim claim_;
+};
+
 class ReclaimAction : public Action {
  public:
   std::string_view Name() const override { return "reclaim"; }
 
   void Execute(Session& session) override {
-    const std::map<QueueId, Resources>& deserved = session.queue_deserved();
-    if (deserved.empty()) return;  // no plugin says what any queue deserves: nothing to reclaim
-    auto deserved_of = [&deserved](QueueId q) -> const Resources* {
-      auto it = deserved.find(q);
-      return it == deserved.end() ? nullptr : &it->second;
-    };
-    const std::vector<bool> scalable = ScalableJobs(session);
-    QueueLedger ledger(session);
-    VictimOrderCache orders;
-    for (JobId id : StarvingJobs(session)) {
-      const JobInfo& job = session.job(id);
-      const QueueId reclaimer = job.queue;
-      std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session, job);
-      if (!unplaced.has_value()) continue;
-      Resources need;
-      for (TaskId t : *unplaced) need += session.task(t).request;
-      // Contested: what the min needs and the cluster lacks; when it lacks nothing in total (a
-      // fragmented cluster), everything the min needs.
-      const Resources free = FreeCapacity(session);
-      std::vector<ResourceId> contested;
-      for (const auto& [r, amount] : need.NonZero()) {
-        if (r != kPods && amount > free.Get(r)) contested.push_back(r);
-      }
-      if (contested.empty()) {
-        for (const auto& [r, amount] : need.NonZero()) {
-          if (r != kPods) contested.push_back(r);
-        }
-      }
-      // R's side: within its deserved share with the min placed, at every level below `top`.
-      auto within_deserved = [&](QueueId from, QueueId top, const Resources& more) {
-        for (QueueId q = from; q != top && q != kNoId; q = session.queue(q).parent) {
-          const Resources* d = deserved_of(q);
-          if (d == nullptr) return false;
-          for (ResourceId r : contested) {
-            const int64_t limit = d->Get(r);
-            if (limit > 0 && ledger.held(q).Get(r) + more.Get(r) > limit) return false;
-          }
-        }
-        return true;
-      };
-      // The reclaiming queue itself, with the whole min placed (its ancestors: per victim, below).
-      if (!within_deserved(reclaimer, session.queue(reclaimer).parent, need)) {
-        LAHAR_LOG(2, "reclaim") << job.key() << ": its min would take queue " << session.queue(reclaimer).name
-                                << " above its deserved share";
-        continue;
-      }
-
-      VictimPolicy policy;
-      policy.kind = [&session, reclaimer](const JobInfo& other) {
-        if (other.queue == reclaimer || other.queue == kNoId) return VictimKind::kNone;
-        const QueueId top = LowestCommonAncestor(session, reclaimer, other.queue);
-        for (QueueId q = other.queue; q != top && q != kNoId; q = session.queue(q).parent) {
-          if (!session.queue(q).reclaimable) return VictimKind::kNone;
-        }
-        return VictimKind::kWholeJob;
-      };
-      policy.whole_job_group = [&session, reclaimer](const JobInfo& other) -> int64_t {
-        const QueueId top = LowestCommonAncestor(session, reclaimer, other.queue);
-        return top == kNoId ? 0 : -static_cast<int64_t>(session.queue(top).depth) - 1;
-      };
-      policy.admissible = [&](const JobInfo& victim, const Resources& freed) {
-        const QueueId top = LowestCommonAncestor(session, reclaimer, victim.queue);
-        if (!within_deserved(session.queue(reclaimer).parent, top, need)) return false;
-        for (QueueId q = victim.queue; q != top && q != kNoId; q = session.queue(q).parent) {
-          const Resources* d = deserved_of(q);
-          if (d == nullptr) return false;
-          for (ResourceId r : contested) {
-            if (freed.Get(r) > 0 && ledger.held(q).Get(r) - freed.Get(r) < d->Get(r)) return false;
-          }
-          // Its guarantee is never reclaimed either.
-          for (const auto& [r, g] : session.queue(q).guarantee.NonZero()) {
-            if (freed.Get(r) > 0 && ledger.held(q).Get(r) - freed.Get(r) < g) return false;
-          }
-        }
-        return true;
-      };
-      policy.on_take = [&ledger](const JobInfo& victim, const Resources& freed) { ledger.Add(victim.queue, freed, -1); };
-      // Room: the capability at every level (the deserved shares were checked above and, per victim,
-      // up to the common ancestor; Allocatable would also hold the ancestors to theirs, which a
-      // sibling's reclaim moves within). `planned` counts the tasks the plan placed before.
-      Resources planned;
-      policy.room = [&](const TaskInfo& task) {
-        for (QueueId q = reclaimer; q != kNoId; q = session.queue(q).parent) {
-          for (const auto& [r, cap] : session.queue(q).capability.NonZero()) {
-            if (r != kPods && ledger.held(q).Get(r) + planned.Get(r) + task.request.Get(r) > cap) return false;
-          }
-        }
-        planned += task.request;
-        return true;
-      };
-      policy.make_room_in_own_queue = false;
-      policy.reason = EvictionReason("reclaimed-for", job);
-
-      std::vector<Resources> saved = ledger.Save();
-      Statement statement(session);
-      VictimPlan plan = PlanForStarvingJob(session, statement, id, policy, scalable, &orders, {reclaimer, 0});
-      if (!plan.fits || plan.victims.empty()) {
-        statement.Discard();
-        ledger.Restore(std::move(saved));
-        continue;
-      }
-      statement.Commit();
-      orders.Clear();
-      for (const auto& [task, node] : plan.placements) ledger.Add(reclaimer, session.task(task).request, +1);
-      SettleVictims(session, plan);
-      LAHAR_LOG(2, "reclaim") << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
-                              << plan.victims.size() << " pods of other queues";
-    }
+    if (session.queue_deserved().empty()) return;  // no plugin says what any queue deserves
+    ReclaimRun run(session);
+    StarvingJobHandler handler;
+    handler.policy = [&run](const JobInfo& job, std::pair<int64_t, int64_t>&) { return run.PolicyFor(job); };
+    handler.settled = [&run](const VictimPlan& plan, bool committed) { run.Settled(plan, committed); };
+    RelieveStarvingJobs(session, Name(), handler);
   }
 };
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Action>> NewReclaimAction(const Arguments& arguments) {
-  if (!arguments.values().empty()) {
-    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument \"",
-                                             arguments.values().begin()->first, "\" (reclaim takes no arguments)"));
-  }
+  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<ReclaimAction>();
 }
 

@@ -99,6 +99,91 @@ TEST_CASE("queue tree: a child's capability is capped at its parent's") {
   CHECK(queues[0].children == std::vector<QueueId>{1});
 }
 
+// Volcano's capacity plugin: deserved as written, borrowing up to capability.
+constexpr char kCapacityConfig[] = R"(
+actions: "enqueue, allocate, reclaim"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: capacity
+)";
+
+lahar::Queue CapacityQueue(const std::string& name, std::string_view deserved, std::string_view capability = "",
+                           std::string_view guarantee = "") {
+  lahar::Queue q = MakeQueue(name);
+  q.deserved = testing::Res(deserved);
+  q.capability = testing::Res(capability);
+  q.guarantee = testing::Res(guarantee);
+  return q;
+}
+
+// Queue a (deserving 4 GPUs, guaranteed `guarantee`) holds all 16 with four 4-GPU jobs; b deserves 16 - 4.
+ClusterBuilder BorrowedUnderCapacity(std::string_view b_deserved, std::string_view a_guarantee = "") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8").Node("n2", "cpu=32,nvidia.com/gpu=8");
+  b.QueueObject(CapacityQueue("a", "nvidia.com/gpu=4", "", a_guarantee));
+  b.QueueObject(CapacityQueue("b", b_deserved));
+  for (int i = 0; i < 4; ++i) {
+    const std::string name = "a" + std::to_string(i);
+    b.Job(name, {.queue = "a", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+    b.Running(name + "-w-0", i < 2 ? "n1" : "n2");
+  }
+  return b;
+}
+
+TEST_CASE("capacity: a queue borrows beyond its deserved share as written, up to its capability") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=16");
+  b.QueueObject(CapacityQueue("a", "nvidia.com/gpu=4", "nvidia.com/gpu=12"));
+  for (int i = 0; i < 4; ++i) {
+    b.Job("j" + std::to_string(i), {.queue = "a", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+  }
+  CHECK(RunSession(b, kCapacityConfig).binds.size() == 3);  // 12 of 16: the capability
+}
+
+TEST_CASE("capacity: reclaim takes back down to the lender's written deserved share") {
+  ClusterBuilder b = BorrowedUnderCapacity("nvidia.com/gpu=8");
+  b.Job("b2", {.queue = "b", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  SessionOutcome out = RunSession(b, kCapacityConfig);
+  CHECK(out.evicts.size() == 2);
+  for (const auto& [pod, reason] : out.evicts) CHECK(reason == "reclaimed-for default/b2");
+}
+
+TEST_CASE("reclaim: refused when the waiting min exceeds the reclaiming queue's own deserved, even with a lender") {
+  // a could give 12 and stay at its deserved 4; b deserves 8 and wants 12.
+  ClusterBuilder b = BorrowedUnderCapacity("nvidia.com/gpu=8");
+  b.Job("b1", {.queue = "b", .min = 3, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=4"}}});
+  CHECK(RunSession(b, kCapacityConfig).evicts.empty());
+}
+
+TEST_CASE("reclaim: a queue's guarantee is never taken, even above what it deserves") {
+  // a deserves 4 but is guaranteed 8: of its 16, 8 can go back (12 would leave it at its
+  // deserved share, below its guarantee); b (deserving 16) wants 12.
+  ClusterBuilder all = BorrowedUnderCapacity("nvidia.com/gpu=16", "nvidia.com/gpu=8");
+  all.Job("b1", {.queue = "b", .min = 3, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=4"}}});
+  CHECK(RunSession(all, kCapacityConfig).evicts.empty());
+  ClusterBuilder half = BorrowedUnderCapacity("nvidia.com/gpu=16", "nvidia.com/gpu=8");
+  half.Job("b2", {.queue = "b", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  CHECK(RunSession(half, kCapacityConfig).evicts.size() == 2);
+}
+
+TEST_CASE("queue priority orders queues whose shares are equal") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  lahar::Queue alpha = CapacityQueue("alpha", "");
+  lahar::Queue zeta = CapacityQueue("zeta", "");
+  zeta.priority = 10;  // after alpha by name, first by priority
+  b.QueueObject(alpha).QueueObject(zeta);
+  b.Job("ja", {.queue = "alpha", .min = 1, .tasks = {{"w", 1, "cpu=4"}}});
+  b.Job("jz", {.queue = "zeta", .min = 1, .tasks = {{"w", 1, "cpu=4"}}});
+  SessionOutcome out = RunSession(b, kCapacityConfig);
+  CHECK(out.binds.count("default/jz-w-0") == 1);
+  CHECK(out.binds.count("default/ja-w-0") == 0);
+}
+
 TEST_CASE("best-effort: a pod with no requests on a full cluster is bound by backfill") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4,nvidia.com/gpu=8");

@@ -3,11 +3,8 @@
 #ifndef LAHAR_CACHE_KUBE_JSON_FIELDS_H_
 #define LAHAR_CACHE_KUBE_JSON_FIELDS_H_
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <string>
-#include <thread>
 
 #include "rapidjson/document.h"
 
@@ -36,16 +33,6 @@ inline int64_t IntField(const rapidjson::Value& object, const char* key) {
 // metadata.<key>: name, namespace, uid, resourceVersion.
 inline std::string MetadataField(const rapidjson::Value& object, const char* key) {
   return StringField(ObjectField(object, "metadata"), key);
-}
-
-// Sleeps up to `duration`, waking within 20 ms when `stop` is set: the loops that wait between
-// retries (reflectors, leader election, the daemon) must stop promptly.
-inline void SleepUnlessStopped(std::chrono::milliseconds duration, const std::atomic<bool>& stop) {
-  auto until = std::chrono::steady_clock::now() + duration;
-  while (!stop.load() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-        until - std::chrono::steady_clock::now(), std::chrono::milliseconds(20)));
-  }
 }
 
 }  // namespace lahar

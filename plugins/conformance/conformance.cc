@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
 
@@ -35,10 +36,7 @@ class ConformancePlugin : public Plugin {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewConformancePlugin(const Arguments& arguments) {
-  if (!arguments.values().empty()) {
-    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument \"",
-                                             arguments.values().begin()->first, "\" (conformance takes no arguments)"));
-  }
+  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<ConformancePlugin>();
 }
 

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "api/log.h"
+#include "scheduler/framework/config.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -81,13 +83,7 @@ class QueueSharePlugin : public Plugin {
     }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
     // higher priority at admission (spec 3, enqueue).
-    const auto& actions = session.config().actions;
-    if (std::find(actions.begin(), actions.end(), "preempt") != actions.end()) {
-      held_by_priority_.resize(queue_count);
-      for (const JobInfo& job : cluster.jobs) {
-        if (job.queue != kNoId && !job.allocated.IsZero()) held_by_priority_[job.queue][job.priority] += job.allocated;
-      }
-    }
+    if (session.config().HasAction("preempt")) by_priority_.emplace(cluster);
 
     // Deserved shares top-down: the cluster among the top-level queues, then each parent's
     // deserved among its children, exactly alike.
@@ -130,6 +126,12 @@ class QueueSharePlugin : public Plugin {
                            << q.deserved.DebugString() << ", allocated " << q.allocated.DebugString();
     }
 
+    // Each queue's path from the top of its tree, once: queue order compares along them.
+    paths_.assign(queue_count, {});
+    for (const QueueInfo& queue : cluster.queues) {
+      for (QueueId q = queue.id; q != kNoId; q = cluster.queues[q].parent) paths_[queue.id].push_back(q);
+      std::reverse(paths_[queue.id].begin(), paths_[queue.id].end());
+    }
     session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) { return CompareQueues(l, r); });
     if (mode_ == DeservedMode::kProportion) {
       session.AddOverusedFn([this](const QueueInfo& queue) {
@@ -164,8 +166,8 @@ class QueueSharePlugin : public Plugin {
   // Lower share first, compared at the level where the two queues' paths part (a department's
   // share decides between its teams and another department's); then higher queue priority.
   int CompareQueues(const QueueInfo& l, const QueueInfo& r) const {
-    std::vector<QueueId> lp = PathFromTop(l.id);
-    std::vector<QueueId> rp = PathFromTop(r.id);
+    const std::vector<QueueId>& lp = paths_[l.id];
+    const std::vector<QueueId>& rp = paths_[r.id];
     size_t i = 0;
     while (i < lp.size() && i < rp.size() && lp[i] == rp[i]) ++i;
     if (i < lp.size() && i < rp.size()) {
@@ -177,13 +179,6 @@ class QueueSharePlugin : public Plugin {
       if (lpri != rpri) return lpri > rpri ? -1 : 1;
     }
     return 0;
-  }
-
-  std::vector<QueueId> PathFromTop(QueueId queue) const {
-    std::vector<QueueId> path;
-    for (QueueId q = queue; q != kNoId; q = session_->queue(q).parent) path.push_back(q);
-    std::reverse(path.begin(), path.end());
-    return path;
   }
 
   // What an admitted job is promised beyond what it holds.
@@ -276,12 +271,7 @@ class QueueSharePlugin : public Plugin {
     const QueueState& q = queues_[job.queue];
     // A job already counted must not count twice.
     Resources wanted = job.min_resources + q.allocated + q.inqueue - promised_[job.id];
-    if (!held_by_priority_.empty()) {
-      for (const auto& [priority, held] : held_by_priority_[job.queue]) {
-        if (priority >= job.priority) break;
-        wanted -= held;
-      }
-    }
+    if (by_priority_) wanted -= by_priority_->Below(job.queue, job.priority);
     for (const auto& [id, amount] : job.min_resources.NonZero()) {
       if (id == kPods || amount <= 0) continue;
       if (wanted.Get(id) > q.real_capability.Get(id)) {
@@ -297,12 +287,13 @@ class QueueSharePlugin : public Plugin {
   const DeservedMode mode_;
   const Session* session_ = nullptr;
   std::vector<QueueState> queues_;
+  std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
   std::vector<Resources> held_;      // per job: placed and pipelined requests
   std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
   std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
   std::vector<bool> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
-  std::vector<std::map<int32_t, Resources>> held_by_priority_;  // per queue, when preempt runs
+  std::optional<HoldingsByPriority> by_priority_;  // when preempt runs
 };
 
 }  // namespace

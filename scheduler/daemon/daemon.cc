@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/encode.h"
+#include "api/interruptible_sleep.h"
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "api/strings.h"

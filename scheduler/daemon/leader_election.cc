@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "api/interruptible_sleep.h"
 #include "api/log.h"
 #include "api/strings.h"
 #include "cache/kube/json_fields.h"

@@ -64,6 +64,12 @@ absl::StatusOr<Millis> Arguments::GetDuration(std::string_view key, Millis defau
   return *value;
 }
 
+absl::Status Arguments::ExpectNone() const {
+  if (values_.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      StrCat(owner_, ": unknown argument \"", values_.begin()->first, "\" (it takes no arguments)"));
+}
+
 namespace {
 constexpr std::string_view kNodeSearchKeys[] = {"minNodesToFind", "minPercentageOfNodesToFind",
                                                 "percentageOfNodesToFind"};

@@ -29,6 +29,8 @@ class Arguments {
   absl::StatusOr<Millis> GetDuration(std::string_view key, Millis default_value) const;
   const std::map<std::string, std::string, std::less<>>& values() const { return values_; }
   const std::string& owner() const { return owner_; }
+  // For an action or plugin that takes no arguments: an error naming the first key, if any.
+  absl::Status ExpectNone() const;
 
  private:
   absl::Status Error(std::string_view key, std::string_view what) const;

@@ -1,5 +1,6 @@
 #include "scheduler/framework/config.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/status/status.h"
@@ -122,6 +123,10 @@ const Arguments& SchedulerConfig::ActionArguments(std::string_view action) const
   static const Arguments* empty = new Arguments();
   auto it = action_arguments.find(action);
   return it == action_arguments.end() ? *empty : it->second;
+}
+
+bool SchedulerConfig::HasAction(std::string_view action) const {
+  return std::find(actions.begin(), actions.end(), action) != actions.end();
 }
 
 std::string SchedulerConfig::ToYaml() const {

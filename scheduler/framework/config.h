@@ -111,6 +111,9 @@ struct SchedulerConfig {
   std::map<std::string, Arguments, std::less<>> action_arguments;
 
   const Arguments& ActionArguments(std::string_view action) const;
+  // Whether `action` runs in every session (enqueue and proportion count what evicting actions
+  // could take).
+  bool HasAction(std::string_view action) const;
   // The config as YAML text (canonical form; used in reports and /debug).
   std::string ToYaml() const;
 };

@@ -92,6 +92,21 @@ std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, cons
   return tasks;
 }
 
+HoldingsByPriority::HoldingsByPriority(const ClusterSnapshot& cluster) : per_queue_(cluster.queues.size()) {
+  for (const JobInfo& job : cluster.jobs) {
+    if (job.queue != kNoId && !job.allocated.IsZero()) per_queue_[job.queue][job.priority] += job.allocated;
+  }
+}
+
+Resources HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
+  Resources below;
+  for (const auto& [p, held] : per_queue_[queue]) {
+    if (p >= priority) break;
+    below += held;
+  }
+  return below;
+}
+
 std::optional<std::string> QueueUnusable(const QueueInfo& queue) {
   if (!queue.broken.empty()) return queue.broken;
   if (!queue.IsLeaf()) {

@@ -31,8 +31,6 @@
 
 namespace lahar {
 
-inline int32_t ElasticMaxPods(const JobInfo& job) { return job.MaxCount(); }
-
 // Whether allocate, backfill and the evicting actions consider the job at all: it names an
 // existing queue and has been admitted (Inqueue, or Running / Unknown after that).
 bool IsAdmitted(const JobInfo& job);
@@ -171,6 +169,18 @@ inline bool MinPlaced(const Session& session, const JobInfo& job) {
   }
   return session.JobReady(job);
 }
+
+// What each queue's jobs hold, by job priority: the room `preempt` could make in a queue for a
+// job of higher priority, which enqueue and proportion count at admission (spec 3).
+class HoldingsByPriority {
+ public:
+  explicit HoldingsByPriority(const ClusterSnapshot& cluster);
+  // What the jobs of `queue` with a priority below `priority` hold.
+  Resources Below(QueueId queue, int32_t priority) const;
+
+ private:
+  std::vector<std::map<int32_t, Resources>> per_queue_;
+};
 
 // Why no job of `queue` can be scheduled (spec 2.1), or nullopt: it is broken (a parent that
 // does not exist, a cycle) or it has child queues (jobs go to leaf queues only).

@@ -212,6 +212,31 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   return policy;
 }
 
+void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
+  const std::vector<bool> scalable = ScalableJobs(session);
+  VictimOrderCache orders;
+  for (JobId id : StarvingJobs(session)) {
+    const JobInfo& job = session.job(id);
+    std::pair<int64_t, int64_t> key{job.queue, 0};
+    std::optional<VictimPolicy> policy = handler.policy(job, key);
+    if (!policy) continue;
+    Statement statement(session);
+    VictimPlan plan = PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key);
+    if (!plan.fits) {
+      statement.Discard();
+      LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
+      if (handler.settled) handler.settled(plan, /*committed=*/false);
+      continue;
+    }
+    statement.Commit();
+    orders.Clear();
+    SettleVictims(session, plan);
+    if (handler.settled) handler.settled(plan, /*committed=*/true);
+    LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
+                         << plan.victims.size() << " pods";
+  }
+}
+
 void SettleVictims(Session& session, const VictimPlan& plan) {
   const std::set<JobId> whole(plan.whole_jobs.begin(), plan.whole_jobs.end());
   for (JobId job : whole) session.SetJobPhase(job, PodGroupPhase::kPending);
@@ -276,24 +301,34 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return it == taken.end() ? 0 : it->second;
   };
   auto is_taken = [&](const Entry& e) { return e.position < entries_taken(e.job); };
-  // What taking entry `rank` takes (with the entries its job loses first): pods and requests.
-  auto cost_of = [&](int32_t rank, int32_t* pods, Resources* freed) {
+  // What taking entry `rank` takes when its job's entries before position `first` are gone
+  // already: it and the entries of its job between. With a `node`, also what they free there.
+  struct Cost {
+    int32_t pods = 0;
+    Resources freed;
+    Resources freed_on_node;
+  };
+  auto cost_from = [&](int32_t rank, int32_t first, NodeId node) {
     const VictimOrder& order = ensure_order();
     const Entry& e = order.ranked[rank];
     const std::vector<int32_t>& ranks = order.job_ranks.at(e.job);
-    for (int32_t p = entries_taken(e.job); p <= e.position; ++p) {
+    Cost cost;
+    for (int32_t p = first; p <= e.position; ++p) {
       const Entry& step = order.ranked[ranks[p]];
-      *pods += static_cast<int32_t>(step.tasks.size());
-      *freed += step.freed;
+      cost.pods += static_cast<int32_t>(step.tasks.size());
+      cost.freed += step.freed;
+      if (node == kNoId) continue;
+      for (TaskId v : step.tasks) {
+        if (session.task(v).node == node) cost.freed_on_node += session.task(v).request;
+      }
     }
+    return cost;
   };
-  auto admissible = [&](int32_t rank, const Resources& already) {
+  // Whether the policy lets entry `rank` go, on top of `already` taken from its queue.
+  auto admissible = [&](int32_t rank, int32_t first, const Resources& already) {
     if (!policy.admissible) return true;
     const Entry& e = ensure_order().ranked[rank];
-    int32_t pods = 0;
-    Resources freed = already;
-    cost_of(rank, &pods, &freed);
-    return policy.admissible(session.job(e.job), freed);
+    return policy.admissible(session.job(e.job), already + cost_from(rank, first, kNoId).freed);
   };
   auto take_through = [&](int32_t rank) {
     const VictimOrder& order = ensure_order();
@@ -320,7 +355,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         const VictimOrder& order = ensure_order();
         for (size_t r = 0; r < order.ranked.size() && !next; ++r) {
           const Entry& e = order.ranked[r];
-          if (session.job(e.job).queue == job.queue && !is_taken(e) && admissible(static_cast<int32_t>(r), {})) {
+          if (session.job(e.job).queue == job.queue && !is_taken(e) &&
+              admissible(static_cast<int32_t>(r), entries_taken(e.job), Resources())) {
             next = static_cast<int32_t>(r);
           }
         }
@@ -363,26 +399,14 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         if (is_taken(e)) continue;
         auto [it, inserted] = through.emplace(e.job, entries_taken(e.job));
         if (e.position < it->second) continue;  // taken by an entry of its job earlier in this walk
-        const QueueId victim_queue = session.job(e.job).queue;
-        Resources& queue_freed = walk_freed[victim_queue];
         // The entries of its job before it go too: their pods count, and those on this node free room.
-        int32_t step_pods = 0;
-        Resources step_freed;
-        const std::vector<int32_t>& job_ranks = order.job_ranks.at(e.job);
-        for (int32_t p = it->second; p <= e.position; ++p) {
-          const Entry& step = order.ranked[job_ranks[p]];
-          step_pods += static_cast<int32_t>(step.tasks.size());
-          step_freed += step.freed;
-        }
-        if (policy.admissible && !policy.admissible(session.job(e.job), queue_freed + step_freed)) continue;
-        for (int32_t p = it->second; p <= e.position; ++p) {
-          for (TaskId v : order.ranked[job_ranks[p]].tasks) {
-            if (session.task(v).node == id) available += session.task(v).request;
-          }
-        }
+        Resources& queue_freed = walk_freed[session.job(e.job).queue];
+        const Cost cost = cost_from(r, it->second, id);
+        if (policy.admissible && !policy.admissible(session.job(e.job), queue_freed + cost.freed)) continue;
         it->second = e.position + 1;
-        queue_freed += step_freed;
-        pods += step_pods;
+        queue_freed += cost.freed;
+        available += cost.freed_on_node;
+        pods += cost.pods;
         needed.push_back(r);
         if (!task.request.FitsIn(available)) continue;
         if (best == kNoId || pods < best_pods || (pods == best_pods && r < best_rank)) {

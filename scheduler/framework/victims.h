@@ -113,6 +113,21 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job,
 // include_cooldown): the elastic workers of jobs of its own queue or of reclaimable queues.
 VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving);
 
+// How an evicting action serves starving jobs (see RelieveStarvingJobs).
+struct StarvingJobHandler {
+  // The policy for `job` and the key its victim order is cached under (jobs with the same key
+  // share one order until a plan commits), or nullopt to leave the job alone.
+  std::function<std::optional<VictimPolicy>(const JobInfo& job, std::pair<int64_t, int64_t>& key)> policy;
+  // Told of every plan once it is committed (`committed`) or discarded. May be null.
+  std::function<void(const VictimPlan& plan, bool committed)> settled;
+};
+
+// The loop of preempt, reclaim and preempt-elastic-workers: every starving job, in job order,
+// is planned in its own statement with the handler's policy; a plan that fits is committed and
+// its victims settled (SettleVictims), any other is discarded, so nothing is evicted for a job
+// that would still not fit. `action` names the log lines.
+void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler);
+
 // After a committed plan: jobs taken whole go back to Pending (their owners recreate the pods);
 // jobs that lost elastic workers only are marked scaled (their cooldown restarts).
 void SettleVictims(Session& session, const VictimPlan& plan);

@@ -58,6 +58,37 @@ TEST_CASE("scenario errors name the line and the field") {
   CHECK(message.find("nodes[0].allocatable.cpu") != std::string::npos);
 }
 
+TEST_CASE("scenario queues carry the tree, priority and state; jobs carry preemptable") {
+  auto input = LoadSimInput(R"(
+nodes: [{name: n, allocatable: {cpu: "8"}}]
+queues:
+- {name: dept, priority: 3}
+- {name: team, parent: dept, state: Closing}
+jobs:
+- {name: kept, queue: team, preemptable: false, duration: 1h, tasks: [{name: w, replicas: 1, resources: {cpu: "1"}}]}
+)",
+                            "tree.yaml");
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  REQUIRE(input->queues.size() == 2);
+  CHECK(input->queues[0].priority == 3);
+  CHECK(input->queues[1].parent == "dept");
+  CHECK_FALSE(input->queues[1].open);  // Closing admits nothing new
+  CHECK(input->jobs[0].group.meta.annotations.at(kPreemptableAnnotation) == "false");
+}
+
+TEST_CASE("a queue cycle or a missing parent in a scenario is an error naming the queue") {
+  auto cycle = LoadSimInput("queues:\n- {name: a, parent: b}\n- {name: b, parent: a}\n", "cycle.yaml");
+  REQUIRE_FALSE(cycle.ok());
+  CHECK(std::string(cycle.status().message()).find("parent cycle") != std::string::npos);
+  auto orphan = LoadSimInput("queues:\n- {name: a, parent: nowhere}\n", "orphan.yaml");
+  REQUIRE_FALSE(orphan.ok());
+  CHECK(std::string(orphan.status().message()).find("parent queue nowhere does not exist") != std::string::npos);
+  auto state = LoadSimInput("queues:\n- {name: a, state: Paused}\n", "state.yaml");
+  REQUIRE_FALSE(state.ok());
+  CHECK(std::string(state.status().message()).find("unknown queue state") != std::string::npos);
+}
+
 TEST_CASE("a snapshot written by EncodeObjectList loads as a snapshot") {
   std::vector<Node> nodes(2);
   for (int i = 0; i < 2; ++i) {
