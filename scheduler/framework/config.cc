@@ -117,6 +117,14 @@ std::string Quoted(std::string_view value) {
   return out;
 }
 
+// One `key: value` argument line at `indent`. YAML limits an implicit key to 1024 characters, so a
+// longer (escaped) key is written as an explicit one ("? key" then ": value").
+std::string ArgumentEntry(std::string_view indent, std::string_view key, std::string_view value) {
+  std::string quoted_key = Quoted(key);
+  if (quoted_key.size() < 1024) return StrCat(indent, quoted_key, ": ", Quoted(value), "\n");
+  return StrCat(indent, "? ", quoted_key, "\n", indent, ": ", Quoted(value), "\n");
+}
+
 }  // namespace
 
 const Arguments& SchedulerConfig::ActionArguments(std::string_view action) const {
@@ -142,7 +150,7 @@ std::string SchedulerConfig::ToYaml() const {
       if (!plugin.arguments.values().empty()) {
         out += "    arguments:\n";
         for (const auto& [key, value] : plugin.arguments.values()) {
-          StrAppend(&out, "      ", Quoted(key), ": ", Quoted(value), "\n");
+          out += ArgumentEntry("      ", key, value);
         }
       }
     }
@@ -151,7 +159,7 @@ std::string SchedulerConfig::ToYaml() const {
     out += "configurations:\n";
     for (const auto& [name, args] : action_arguments) {
       StrAppend(&out, "- name: ", name, "\n  arguments:\n");
-      for (const auto& [key, value] : args.values()) StrAppend(&out, "    ", Quoted(key), ": ", Quoted(value), "\n");
+      for (const auto& [key, value] : args.values()) out += ArgumentEntry("    ", key, value);
     }
   }
   return out;

@@ -28,6 +28,20 @@ tiers:
   CHECK_FALSE(again->tiers[0].plugins[0].IsEnabled(ExtensionPoint::kPreemptable));
 }
 
+TEST_CASE("an argument key of control characters past YAML's 1024-character key limit once escaped parses again") {
+  // Found by the config fuzzer: 300 plain characters that escape to 4 characters each.
+  std::string key = "b";
+  key.append(300, '\x1d');
+  const std::string text = "actions: \"enqueue, backfill\"\ntiers:\n- plugins:\n  - name: priority\n    arguments:\n      " +
+                           key + ": 05\n";
+  auto config = ParseSchedulerConfig(text, BuiltinRegistry());
+  REQUIRE(config.ok());
+  auto again = ParseSchedulerConfig(config->ToYaml(), BuiltinRegistry());
+  INFO(again.status().ToString());
+  REQUIRE(again.ok());
+  CHECK(again->tiers[0].plugins[0].arguments.values().at(key) == "05");
+}
+
 TEST_CASE("unknown actions and plugins are errors that list the valid names") {
   auto bad_action = ParseSchedulerConfig("actions: \"enqueue, alocate\"\ntiers: []\n", BuiltinRegistry());
   REQUIRE_FALSE(bad_action.ok());
