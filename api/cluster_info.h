@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,9 @@ struct ClusterSnapshot {
   std::vector<TaskInfo> tasks;
   std::vector<QueueInfo> queues;
   std::map<std::string, int32_t, std::less<>> priority_classes;  // name -> value
+  std::vector<std::shared_ptr<const PodDisruptionBudget>> disruption_budgets;  // by ns/name
+  // Pods (ns/name) whose eviction the apiserver refused lately: never victims until it passes.
+  std::set<std::string, std::less<>> eviction_refused;
   Resources total_allocatable;  // over schedulable nodes
 
   // Recomputes every job's status counts, allocated and request from its tasks.

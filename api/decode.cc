@@ -149,6 +149,7 @@ absl::StatusOr<ObjectMeta> DecodeMeta(const Field& object) {
   ASSIGN_OR_RETURN(meta.namespace_, m["namespace"].String());
   ASSIGN_OR_RETURN(meta.uid, m["uid"].String());
   ASSIGN_OR_RETURN(meta.resource_version, m["resourceVersion"].String());
+  ASSIGN_OR_RETURN(meta.generation, m["generation"].Int(0, 0, std::numeric_limits<int64_t>::max()));
   ASSIGN_OR_RETURN(std::string created, m["creationTimestamp"].String());
   if (!created.empty()) {
     auto seconds = ParseTimestamp(created);
@@ -161,16 +162,24 @@ absl::StatusOr<ObjectMeta> DecodeMeta(const Field& object) {
   return meta;
 }
 
-absl::StatusOr<std::vector<NodeSelectorRequirement>> Requirements(const Field& list) {
+// Node selectors also know Gt and Lt; label selectors only the first four.
+constexpr std::string_view kNodeSelectorOperators[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+constexpr size_t kLabelSelectorOperatorCount = 4;
+
+absl::StatusOr<std::vector<NodeSelectorRequirement>> Requirements(const Field& list, bool node_selector = true) {
+  const size_t operator_count = node_selector ? std::size(kNodeSelectorOperators) : kLabelSelectorOperatorCount;
+  const auto* ops_begin = std::begin(kNodeSelectorOperators);
+  const auto* ops_end = ops_begin + operator_count;
   std::vector<NodeSelectorRequirement> out;
   RETURN_IF_ERROR(list.ForEach([&](const Field& item) -> absl::Status {
     NodeSelectorRequirement r;
     ASSIGN_OR_RETURN(r.key, item["key"].String());
     ASSIGN_OR_RETURN(r.operator_, item["operator"].String());
-    static constexpr std::string_view kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
-    if (std::find(std::begin(kOps), std::end(kOps), r.operator_) == std::end(kOps)) {
-      return item["operator"].Error(StrCat("unknown operator \"", r.operator_,
-                                                 "\" (want In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
+    if (std::find(ops_begin, ops_end, r.operator_) == ops_end) {
+      return item["operator"].Error(StrCat("unknown operator \"", r.operator_, "\" (want ",
+                                           node_selector ? "In, NotIn, Exists, DoesNotExist, Gt or Lt"
+                                                         : "In, NotIn, Exists or DoesNotExist",
+                                           ")"));
     }
     ASSIGN_OR_RETURN(r.values, StringList(item["values"]));
     out.push_back(std::move(r));
@@ -392,6 +401,48 @@ absl::StatusOr<PriorityClass> DecodePriorityClassImpl(const Field& f) {
   return pc;
 }
 
+// An IntOrString field that must be a count or a percentage ("25%").
+absl::StatusOr<std::optional<IntOrPercent>> CountOrPercent(const Field& field) {
+  if (!field.present()) return std::optional<IntOrPercent>();
+  IntOrPercent out;
+  if (field.json().IsString()) {
+    std::string_view text(field.json().GetString(), field.json().GetStringLength());
+    int32_t value;
+    if (!text.empty() && text.back() == '%' && absl::SimpleAtoi(absl::string_view(text.data(), text.size() - 1), &value) &&
+        value >= 0 && value <= 100) {
+      return IntOrPercent{value, true};
+    }
+  }
+  ASSIGN_OR_RETURN(int64_t count, field.Int(0, 0, std::numeric_limits<int32_t>::max()));
+  out.value = static_cast<int32_t>(count);
+  return out;
+}
+
+absl::StatusOr<PodDisruptionBudget> DecodePodDisruptionBudgetImpl(const Field& f) {
+  PodDisruptionBudget pdb;
+  ASSIGN_OR_RETURN(pdb.meta, DecodeMeta(f));
+  const Field spec = f["spec"];
+  if (spec["selector"].present()) {
+    LabelSelector selector;
+    ASSIGN_OR_RETURN(selector.match_labels, spec["selector"]["matchLabels"].Map());
+    ASSIGN_OR_RETURN(selector.match_expressions,
+                     Requirements(spec["selector"]["matchExpressions"], /*node_selector=*/false));
+    pdb.selector = std::move(selector);
+  }
+  ASSIGN_OR_RETURN(pdb.min_available, CountOrPercent(spec["minAvailable"]));
+  ASSIGN_OR_RETURN(pdb.max_unavailable, CountOrPercent(spec["maxUnavailable"]));
+  if (pdb.min_available && pdb.max_unavailable) {
+    return spec.Error("minAvailable and maxUnavailable are both set (at most one may be)");
+  }
+  const Field status = f["status"];
+  pdb.has_status = status["disruptionsAllowed"].present() || status["observedGeneration"].present();
+  ASSIGN_OR_RETURN(pdb.observed_generation,
+                   status["observedGeneration"].Int(0, 0, std::numeric_limits<int64_t>::max()));
+  ASSIGN_OR_RETURN(int64_t allowed, status["disruptionsAllowed"].Int(0, 0, std::numeric_limits<int32_t>::max()));
+  pdb.disruptions_allowed = static_cast<int32_t>(allowed);
+  return pdb;
+}
+
 }  // namespace
 
 absl::StatusOr<Node> DecodeNode(const rapidjson::Value& json) {
@@ -410,6 +461,10 @@ absl::StatusOr<PriorityClass> DecodePriorityClass(const rapidjson::Value& json) 
   return WithObjectName(DecodePriorityClassImpl(Field(&json, "")), "PriorityClass", json);
 }
 
+absl::StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(const rapidjson::Value& json) {
+  return WithObjectName(DecodePodDisruptionBudgetImpl(Field(&json, "")), "PodDisruptionBudget", json);
+}
+
 absl::StatusOr<Resources> DecodeResourceList(const rapidjson::Value& json, std::string_view where) {
   return ResourceList(Field(&json, std::string(where)));
 }
@@ -426,6 +481,7 @@ absl::StatusOr<KubeObject> DecodeObject(const rapidjson::Value& json) {
   if (kind == "PodGroup") return DecodePodGroup(json);
   if (kind == "Queue") return DecodeQueue(json);
   if (kind == "PriorityClass") return DecodePriorityClass(json);
+  if (kind == "PodDisruptionBudget") return DecodePodDisruptionBudget(json);
   return absl::NotFoundError(StrCat("kind ", kind, " is not used by the scheduler"));
 }
 

@@ -15,13 +15,14 @@
 
 namespace lahar {
 
-using KubeObject = std::variant<Node, Pod, PodGroup, Queue, PriorityClass>;
+using KubeObject = std::variant<Node, Pod, PodGroup, Queue, PriorityClass, PodDisruptionBudget>;
 
 absl::StatusOr<Node> DecodeNode(const rapidjson::Value& json);
 absl::StatusOr<Pod> DecodePod(const rapidjson::Value& json);
 absl::StatusOr<PodGroup> DecodePodGroup(const rapidjson::Value& json);
 absl::StatusOr<Queue> DecodeQueue(const rapidjson::Value& json);
 absl::StatusOr<PriorityClass> DecodePriorityClass(const rapidjson::Value& json);
+absl::StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(const rapidjson::Value& json);
 
 // Decodes by `kind`. Kinds Lahar does not schedule with (ConfigMap, Service, ...) give
 // NotFound so callers may skip them; a known kind with a bad field gives InvalidArgument.

@@ -450,6 +450,52 @@ TEST_CASE("podgroups, queues and priority classes") {
   CHECK_FALSE(classes[0].global_default);
 }
 
+TEST_CASE("pod disruption budgets: selector, counts and percentages, status") {
+  const auto pdb = DecodeOne<PodDisruptionBudget>(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: bert, namespace: ml, generation: 3}
+spec:
+  maxUnavailable: "25%"
+  selector:
+    matchLabels: {job-name: bert}
+    matchExpressions:
+    - {key: role, operator: In, values: [worker]}
+status: {observedGeneration: 2, disruptionsAllowed: 1, currentHealthy: 4}
+)");
+  CHECK(pdb.meta.namespace_ == "ml");
+  CHECK(pdb.meta.generation == 3);
+  REQUIRE(pdb.selector.has_value());
+  CHECK(pdb.selector->match_labels.at("job-name") == "bert");
+  REQUIRE(pdb.selector->match_expressions.size() == 1);
+  CHECK(pdb.selector->match_expressions[0].operator_ == "In");
+  CHECK_FALSE(pdb.min_available.has_value());
+  REQUIRE(pdb.max_unavailable.has_value());
+  CHECK(pdb.max_unavailable->value == 25);
+  CHECK(pdb.max_unavailable->percent);
+  CHECK(pdb.has_status);
+  CHECK(pdb.observed_generation == 2);
+  CHECK(pdb.disruptions_allowed == 1);
+
+  const auto counted = DecodeOne<PodDisruptionBudget>(
+      "{apiVersion: policy/v1, kind: PodDisruptionBudget, metadata: {name: a, namespace: d}, spec: {minAvailable: 2}}");
+  CHECK_FALSE(counted.selector.has_value());  // null selector: selects nothing
+  REQUIRE(counted.min_available.has_value());
+  CHECK(counted.min_available->value == 2);
+  CHECK_FALSE(counted.min_available->percent);
+  CHECK_FALSE(counted.has_status);
+
+  CHECK(Message(StreamError("{kind: PodDisruptionBudget, metadata: {name: a, namespace: d}, spec: {minAvailable: 1, "
+                            "maxUnavailable: 1}}"))
+            .find("PodDisruptionBudget d/a: spec: minAvailable and maxUnavailable are both set") != std::string::npos);
+  CHECK(Message(StreamError("{kind: PodDisruptionBudget, metadata: {name: a, namespace: d}, spec: {minAvailable: "
+                            "\"150%\"}}"))
+            .find("spec.minAvailable: expected an integer") != std::string::npos);
+  CHECK(Message(StreamError("{kind: PodDisruptionBudget, metadata: {name: a, namespace: d}, spec: {selector: "
+                            "{matchExpressions: [{key: x, operator: Gt, values: ['1']}]}}}"))
+            .find("unknown operator \"Gt\" (want In, NotIn, Exists or DoesNotExist)") != std::string::npos);
+}
+
 TEST_CASE("a multi-document YAML stream decodes like a List") {
   constexpr char kStream[] = R"(# hand-written snapshot
 ---

@@ -17,6 +17,7 @@ using Allocator = rapidjson::Document::AllocatorType;
 constexpr char kCoreApiVersion[] = "v1";
 constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
 constexpr char kSchedulingApiVersion[] = "scheduling.k8s.io/v1";
+constexpr char kPolicyApiVersion[] = "policy/v1";
 // ObjectMeta records that deletion started, not when; see encode.h.
 constexpr char kDeletionPlaceholder[] = "1970-01-01T00:00:00Z";
 
@@ -72,6 +73,7 @@ rapidjson::Value Meta(const ObjectMeta& meta, Allocator& allocator) {
   AddNonEmptyString(out, "namespace", meta.namespace_, allocator);
   AddNonEmptyString(out, "uid", meta.uid, allocator);
   AddNonEmptyString(out, "resourceVersion", meta.resource_version, allocator);
+  if (meta.generation != 0) Add(out, "generation", rapidjson::Value(meta.generation), allocator);
   if (meta.creation_timestamp != 0) {
     AddString(out, "creationTimestamp", FormatTimestamp(meta.creation_timestamp), allocator);
   }
@@ -268,6 +270,31 @@ void EncodePriorityClass(const PriorityClass& priority_class, rapidjson::Value& 
   if (priority_class.global_default) Add(out, "globalDefault", rapidjson::Value(true), allocator);
 }
 
+void EncodePodDisruptionBudget(const PodDisruptionBudget& pdb, rapidjson::Value& out, Allocator& allocator) {
+  Header(kPolicyApiVersion, "PodDisruptionBudget", pdb.meta, out, allocator);
+  rapidjson::Value spec(rapidjson::kObjectType);
+  if (pdb.selector) {
+    rapidjson::Value selector(rapidjson::kObjectType);
+    AddNonEmptyMap(selector, "matchLabels", pdb.selector->match_labels, allocator);
+    if (!pdb.selector->match_expressions.empty()) {
+      Add(selector, "matchExpressions", Requirements(pdb.selector->match_expressions, allocator), allocator);
+    }
+    Add(spec, "selector", std::move(selector), allocator);
+  }
+  auto count = [&](const IntOrPercent& v) {
+    return v.percent ? Str(std::to_string(v.value) + "%", allocator) : rapidjson::Value(v.value);
+  };
+  if (pdb.min_available) Add(spec, "minAvailable", count(*pdb.min_available), allocator);
+  if (pdb.max_unavailable) Add(spec, "maxUnavailable", count(*pdb.max_unavailable), allocator);
+  Add(out, "spec", std::move(spec), allocator);
+  if (pdb.has_status) {
+    rapidjson::Value status(rapidjson::kObjectType);
+    Add(status, "observedGeneration", rapidjson::Value(pdb.observed_generation), allocator);
+    Add(status, "disruptionsAllowed", rapidjson::Value(pdb.disruptions_allowed), allocator);
+    Add(out, "status", std::move(status), allocator);
+  }
+}
+
 void EncodeObject(const KubeObject& object, rapidjson::Value& out, Allocator& allocator) {
   std::visit(
       [&](const auto& o) {
@@ -280,9 +307,11 @@ void EncodeObject(const KubeObject& object, rapidjson::Value& out, Allocator& al
           EncodePodGroup(o, out, allocator);
         } else if constexpr (std::is_same_v<T, Queue>) {
           EncodeQueue(o, out, allocator);
-        } else {
-          static_assert(std::is_same_v<T, PriorityClass>);
+        } else if constexpr (std::is_same_v<T, PriorityClass>) {
           EncodePriorityClass(o, out, allocator);
+        } else {
+          static_assert(std::is_same_v<T, PodDisruptionBudget>);
+          EncodePodDisruptionBudget(o, out, allocator);
         }
       },
       object);
@@ -292,7 +321,8 @@ std::string EncodeObjectList(const std::vector<const Node*>& nodes,
                              const std::vector<const Pod*>& pods,
                              const std::vector<const PodGroup*>& groups,
                              const std::vector<const Queue*>& queues,
-                             const std::vector<const PriorityClass*>& priority_classes) {
+                             const std::vector<const PriorityClass*>& priority_classes,
+                             const std::vector<const PodDisruptionBudget*>& disruption_budgets) {
   rapidjson::Document doc(rapidjson::kObjectType);
   Allocator& allocator = doc.GetAllocator();
   rapidjson::Value items(rapidjson::kArrayType);
@@ -308,6 +338,7 @@ std::string EncodeObjectList(const std::vector<const Node*>& nodes,
   append(groups, EncodePodGroup);
   append(queues, EncodeQueue);
   append(priority_classes, EncodePriorityClass);
+  append(disruption_budgets, EncodePodDisruptionBudget);
   AddString(doc, "apiVersion", "v1", allocator);
   AddString(doc, "kind", "List", allocator);
   Add(doc, "items", std::move(items), allocator);

@@ -172,6 +172,17 @@ kind: PriorityClass
 metadata: {name: batch-default}
 value: -10
 globalDefault: true
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: bert-pdb, namespace: ml, generation: 4}
+spec:
+  minAvailable: "50%"
+  selector:
+    matchLabels: {job-name: bert}
+    matchExpressions:
+    - {key: role, operator: NotIn, values: [ps]}
+status: {observedGeneration: 4, disruptionsAllowed: 2}
 )";
 
 // Field-by-field equality: CHECK per field, so a failure names what differs.
@@ -186,6 +197,7 @@ void CheckSameMeta(const ObjectMeta& a, const ObjectMeta& b) {
   CHECK(a.namespace_ == b.namespace_);
   CHECK(a.uid == b.uid);
   CHECK(a.resource_version == b.resource_version);
+  CHECK(a.generation == b.generation);
   CHECK(a.creation_timestamp == b.creation_timestamp);
   CHECK(a.deleting == b.deleting);
   CHECK(a.labels == b.labels);
@@ -272,6 +284,29 @@ void CheckSame(const PriorityClass& a, const PriorityClass& b) {
   CHECK(a.global_default == b.global_default);
 }
 
+void CheckSame(const PodDisruptionBudget& a, const PodDisruptionBudget& b) {
+  CheckSameMeta(a.meta, b.meta);
+  REQUIRE(a.selector.has_value() == b.selector.has_value());
+  if (a.selector) {
+    CHECK(a.selector->match_labels == b.selector->match_labels);
+    REQUIRE(a.selector->match_expressions.size() == b.selector->match_expressions.size());
+    for (size_t i = 0; i < a.selector->match_expressions.size(); ++i) {
+      CHECK(a.selector->match_expressions[i].key == b.selector->match_expressions[i].key);
+      CHECK(a.selector->match_expressions[i].operator_ == b.selector->match_expressions[i].operator_);
+      CHECK(a.selector->match_expressions[i].values == b.selector->match_expressions[i].values);
+    }
+  }
+  auto same_count = [](const std::optional<IntOrPercent>& x, const std::optional<IntOrPercent>& y) {
+    REQUIRE(x.has_value() == y.has_value());
+    if (x) CHECK((x->value == y->value && x->percent == y->percent));
+  };
+  same_count(a.min_available, b.min_available);
+  same_count(a.max_unavailable, b.max_unavailable);
+  CHECK(a.has_status == b.has_status);
+  CHECK(a.observed_generation == b.observed_generation);
+  CHECK(a.disruptions_allowed == b.disruptions_allowed);
+}
+
 void CheckSame(const KubeObject& a, const KubeObject& b) {
   REQUIRE(a.index() == b.index());
   std::visit([&](const auto& x) { CheckSame(x, std::get<std::decay_t<decltype(x)>>(b)); }, a);
@@ -281,7 +316,7 @@ std::vector<KubeObject> DecodeFixture() {
   auto decoded = DecodeObjectStream(kObjects);
   INFO(decoded.status().ToString());
   REQUIRE(decoded.ok());
-  REQUIRE(decoded->size() == 11);
+  REQUIRE(decoded->size() == 12);
   return *decoded;
 }
 
@@ -296,7 +331,8 @@ std::vector<const T*> OfKind(const std::vector<KubeObject>& objects) {
 
 std::string EncodeAll(const std::vector<KubeObject>& objects) {
   return EncodeObjectList(OfKind<Node>(objects), OfKind<Pod>(objects), OfKind<PodGroup>(objects),
-                          OfKind<Queue>(objects), OfKind<PriorityClass>(objects));
+                          OfKind<Queue>(objects), OfKind<PriorityClass>(objects),
+                          OfKind<PodDisruptionBudget>(objects));
 }
 
 TEST_CASE("every kind decodes back to the same values from its encoding") {
@@ -400,7 +436,7 @@ TEST_CASE("EncodeObjectList is a List that DecodeObjectStream reads back in orde
   REQUIRE_FALSE(doc.HasParseError());
   CHECK(std::string(doc["apiVersion"].GetString()) == "v1");
   CHECK(std::string(doc["kind"].GetString()) == "List");
-  CHECK(doc["items"].Size() == 11);
+  CHECK(doc["items"].Size() == 12);
 
   // The fixture is already in the List's order: nodes, pods, groups, queues, classes.
   auto decoded = DecodeObjectStream(text);

@@ -32,6 +32,7 @@ struct ObjectMeta {
   std::string namespace_;  // empty for cluster-scoped objects
   std::string uid;
   std::string resource_version;
+  int64_t generation = 0;          // metadata.generation; 0 when unset
   int64_t creation_timestamp = 0;  // seconds since the epoch; 0 when unset
   bool deleting = false;           // deletionTimestamp is set
   StringMap labels;
@@ -120,6 +121,32 @@ struct PriorityClass {
   ObjectMeta meta;
   int32_t value = 0;
   bool global_default = false;
+};
+
+// A label selector (metav1.LabelSelector): every matchLabels pair and every requirement
+// (operators In, NotIn, Exists, DoesNotExist) must hold; an empty selector selects everything.
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<NodeSelectorRequirement> match_expressions;
+};
+
+// An IntOrString that is a count or a percentage ("30%").
+struct IntOrPercent {
+  int32_t value = 0;
+  bool percent = false;
+};
+
+// policy/v1 PodDisruptionBudget: how many of the pods it selects may be disrupted at once.
+struct PodDisruptionBudget {
+  ObjectMeta meta;
+  // Null: selects no pods (policy/v1); an empty selector selects every pod of the namespace.
+  std::optional<LabelSelector> selector;
+  std::optional<IntOrPercent> min_available;
+  std::optional<IntOrPercent> max_unavailable;
+  // status, as the disruption controller last wrote it (has_status: it wrote one).
+  bool has_status = false;
+  int64_t observed_generation = 0;
+  int32_t disruptions_allowed = 0;
 };
 
 std::string_view PodPhaseName(PodPhase phase);

@@ -189,6 +189,17 @@ void ClusterCache::DeletePriorityClass(std::string_view name) {
   MarkAllDirty();
 }
 
+// A budget changes no job's block: the pdb plugin reads budgets from the snapshot.
+void ClusterCache::UpsertPodDisruptionBudget(PodDisruptionBudget pdb) {
+  std::string key = StrCat(pdb.meta.namespace_, "/", pdb.meta.name);
+  disruption_budgets_[key] = std::make_shared<const PodDisruptionBudget>(std::move(pdb));
+}
+
+void ClusterCache::DeletePodDisruptionBudget(std::string_view namespace_, std::string_view name) {
+  auto it = disruption_budgets_.find(StrCat(namespace_, "/", name));
+  if (it != disruption_budgets_.end()) disruption_budgets_.erase(it);
+}
+
 absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_view node_name) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
@@ -226,6 +237,14 @@ void ClusterCache::ForgetReleasing(std::string_view pod_key) {
   if (it == pods_.end() || !it->second.releasing) return;
   it->second.releasing = false;
   MarkDirty(it->second.job_key);
+}
+
+void ClusterCache::MarkEvictionRefused(std::string_view pod_key, Millis until) {
+  // Pods gone or past their time are dropped here, so the map stays as small as the refusals.
+  for (auto it = eviction_refused_until_.begin(); it != eviction_refused_until_.end();) {
+    it = pods_.count(it->first) == 0 ? eviction_refused_until_.erase(it) : std::next(it);
+  }
+  eviction_refused_until_[std::string(pod_key)] = until;
 }
 
 absl::Status ClusterCache::SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase) {
@@ -288,6 +307,11 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   const QueueId default_queue_id = queue_ids.at(options_.default_queue);
 
   int32_t default_priority = 0;
+  for (const auto& [pod_key, until] : eviction_refused_until_) {
+    if (now < until) snap.eviction_refused.insert(pod_key);
+  }
+  snap.disruption_budgets.reserve(disruption_budgets_.size());
+  for (const auto& [key, pdb] : disruption_budgets_) snap.disruption_budgets.push_back(pdb);
   for (const auto& [name, pc] : priority_classes_) {
     snap.priority_classes[name] = pc.value;
     if (pc.global_default) default_priority = pc.value;
@@ -483,6 +507,11 @@ std::vector<const Queue*> ClusterCache::Queues() const {
 std::vector<const PriorityClass*> ClusterCache::PriorityClasses() const {
   return Collect<decltype(priority_classes_), PriorityClass>(priority_classes_,
                                                              [](const PriorityClass& p) { return &p; });
+}
+
+std::vector<const PodDisruptionBudget*> ClusterCache::PodDisruptionBudgets() const {
+  return Collect<decltype(disruption_budgets_), PodDisruptionBudget>(disruption_budgets_,
+                                                                     [](const auto& p) { return p.get(); });
 }
 
 }  // namespace lahar

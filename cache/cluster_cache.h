@@ -35,6 +35,8 @@ class ClusterCache {
   void DeleteQueue(std::string_view name);
   void UpsertPriorityClass(PriorityClass priority_class);
   void DeletePriorityClass(std::string_view name);
+  void UpsertPodDisruptionBudget(PodDisruptionBudget pdb);
+  void DeletePodDisruptionBudget(std::string_view namespace_, std::string_view name);
 
   // Decisions a session made, reflected before the apiserver (or simulator) confirms them,
   // so the next session does not place the same pod twice.
@@ -44,6 +46,9 @@ class ClusterCache {
   // apiserver has confirmed a node or the pod is gone.
   void ForgetBound(std::string_view pod_key);
   void ForgetReleasing(std::string_view pod_key);
+  // The apiserver refused to evict the pod (a PodDisruptionBudget): it is no victim in the
+  // snapshots of sessions before `until`, so no session asks again for what was just refused.
+  void MarkEvictionRefused(std::string_view pod_key, Millis until);
   absl::Status SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase);
   // Restarts the elastic cooldown of a job.
   void RecordScale(std::string_view job_key, Millis when);
@@ -63,6 +68,7 @@ class ClusterCache {
   std::vector<const PodGroup*> PodGroups() const;
   std::vector<const Queue*> Queues() const;
   std::vector<const PriorityClass*> PriorityClasses() const;
+  std::vector<const PodDisruptionBudget*> PodDisruptionBudgets() const;
 
  private:
   // Everything a snapshot needs from a pod, derived once when the pod changes rather than on
@@ -108,8 +114,10 @@ class ClusterCache {
   std::map<std::string, PodGroupEntry, std::less<>> pod_groups_;
   std::map<std::string, Queue, std::less<>> queues_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
+  std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> disruption_budgets_;  // ns/name
   std::map<std::string, int32_t, std::less<>> constraint_classes_;
   std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
+  std::map<std::string, Millis, std::less<>> eviction_refused_until_;  // pod key -> until
   // Our pods by job key, then by pod key (both sorted): a snapshot walks jobs without lookups.
   std::map<std::string, std::map<std::string_view, const PodEntry*>, std::less<>> job_pods_;
   // Pods of other schedulers that hold a node.

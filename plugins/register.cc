@@ -5,6 +5,7 @@
 #include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
 #include "plugins/nodeorder/nodeorder.h"
+#include "plugins/pdb/pdb.h"
 #include "plugins/predicates/predicates.h"
 #include "plugins/priority/priority.h"
 #include "plugins/proportion/proportion.h"
@@ -21,6 +22,7 @@ absl::Status RegisterBuiltinPlugins(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("conformance", NewConformancePlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("pdb", NewPdbPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));

@@ -59,6 +59,17 @@ TEST_CASE("preempt: volcano.sh/preemptable false and kube-system pods are never 
   CHECK(RunSession(b, DefaultSchedulerConfigYaml()).evicts.empty());
 }
 
+TEST_CASE("preempt: a pod whose eviction the apiserver refused is no victim until the time passes") {
+  ClusterBuilder b = FullOfLowPriority();
+  b.Job("urgent", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .priority_class = "high"});
+  b.cache().MarkEvictionRefused("default/low-a-w-0", /*until=*/60'000);
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml(), /*now=*/1'000);
+  CHECK(out.evicts.count("default/low-a-w-0") == 0);
+  CHECK(out.evicts.count("default/low-b-w-0") == 1);
+  CHECK(out.evicts.count("default/low-b-w-1") == 1);
+  CHECK(RunSession(b, DefaultSchedulerConfigYaml(), /*now=*/60'000).evicts.count("default/low-a-w-0") == 1);
+}
+
 TEST_CASE("preempt: elastic workers of a lower-priority job go before any whole gang") {
   ClusterBuilder b;
   b.Node("n1", "cpu=32,nvidia.com/gpu=8");

@@ -22,6 +22,7 @@ std::string_view ObjectKindName(ObjectKind kind) {
     case ObjectKind::kPodGroup: return "PodGroup";
     case ObjectKind::kQueue: return "Queue";
     case ObjectKind::kPriorityClass: return "PriorityClass";
+    case ObjectKind::kPodDisruptionBudget: return "PodDisruptionBudget";
   }
   return "Object";
 }
@@ -63,6 +64,12 @@ void CacheSink::UpsertLocked(const rapidjson::Value& object) {
       status = priority_class.status();
       break;
     }
+    case ObjectKind::kPodDisruptionBudget: {
+      absl::StatusOr<PodDisruptionBudget> pdb = DecodePodDisruptionBudget(object);
+      if (pdb.ok()) cache_.UpsertPodDisruptionBudget(*std::move(pdb));
+      status = pdb.status();
+      break;
+    }
   }
   if (!status.ok() && on_invalid_) {
     on_invalid_(InvalidObject{kind_, MetadataField(object, "namespace"), MetadataField(object, "name"),
@@ -78,6 +85,7 @@ void CacheSink::DeleteLocked(std::string_view namespace_, std::string_view name)
     case ObjectKind::kPodGroup: cache_.DeletePodGroup(namespace_, name); break;
     case ObjectKind::kQueue: cache_.DeleteQueue(name); break;
     case ObjectKind::kPriorityClass: cache_.DeletePriorityClass(name); break;
+    case ObjectKind::kPodDisruptionBudget: cache_.DeletePodDisruptionBudget(namespace_, name); break;
   }
 }
 
@@ -115,6 +123,7 @@ void CacheSink::Replace(const std::vector<const rapidjson::Value*>& objects) {
     case ObjectKind::kPodGroup: collect(cache_.PodGroups()); break;
     case ObjectKind::kQueue: collect(cache_.Queues()); break;
     case ObjectKind::kPriorityClass: collect(cache_.PriorityClasses()); break;
+    case ObjectKind::kPodDisruptionBudget: collect(cache_.PodDisruptionBudgets()); break;
   }
   for (const auto& [namespace_, name] : gone) DeleteLocked(namespace_, name);
   for (const rapidjson::Value* object : objects) UpsertLocked(*object);

@@ -43,6 +43,35 @@ beast::string_view ToBeast(std::string_view s) { return beast::string_view(s.dat
 
 bool Retriable(int status) { return status == 429 || status == 500 || status == 502 || status == 503 || status == 504; }
 
+// The eviction subresource answers 429 when a PodDisruptionBudget forbids the eviction: that
+// is a refusal (the budget will not change in a second), not throttling, so it is not retried.
+bool DisruptionBudgetRefusal(const HttpResult& result) {
+  if (result.status != 429) return false;
+  rapidjson::Document doc;
+  doc.Parse(result.body.data(), result.body.size());
+  if (doc.HasParseError() || !doc.IsObject()) return false;
+  // The apiserver's words ("Cannot evict pod as it would violate the pod's disruption budget."),
+  // with or without a DisruptionBudget cause (a budget whose status lags has none).
+  auto message = doc.FindMember("message");
+  if (message != doc.MemberEnd() && message->value.IsString() &&
+      std::string_view(message->value.GetString()).find("disruption budget") != std::string_view::npos) {
+    return true;
+  }
+  auto details = doc.FindMember("details");
+  if (details == doc.MemberEnd() || !details->value.IsObject()) return false;
+  auto causes = details->value.FindMember("causes");
+  if (causes == details->value.MemberEnd() || !causes->value.IsArray()) return false;
+  for (const auto& cause : causes->value.GetArray()) {
+    if (!cause.IsObject()) continue;
+    auto type = cause.FindMember("type");
+    if (type != cause.MemberEnd() && type->value.IsString() &&
+        std::string_view(type->value.GetString()) == "DisruptionBudget") {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string HttpResult::Describe() const {
@@ -328,7 +357,9 @@ absl::StatusOr<HttpResult> KubeClient::Request(std::string_view method, std::str
         std::lock_guard<std::mutex> lock(pool_mu_);
         idle_.push_back(std::move(connection));
       }
-      if (!Retriable(result.status) || attempt >= retry_.max_attempts) return result;
+      if (!Retriable(result.status) || DisruptionBudgetRefusal(result) || attempt >= retry_.max_attempts) {
+        return result;
+      }
       std::chrono::milliseconds wait = backoff;
       if (auto retry_after = response.find(http::field::retry_after); retry_after != response.end()) {
         int seconds = std::atoi(std::string(retry_after->value()).c_str());

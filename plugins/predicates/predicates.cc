@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "api/log.h"
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
@@ -21,14 +20,6 @@ enum Verdict : int16_t {
   kAffinityMismatch = 3,
   kFirstTaint = 4,  // kFirstTaint + i: the node's taint i is not tolerated
 };
-
-bool MatchesSelector(const StringMap& selector, const StringMap& labels) {
-  for (const auto& [key, value] : selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  return true;
-}
 
 bool MatchesTerm(const NodeSelectorTerm& term, const Node& node) {
   // Kubernetes: a term without requirements matches no node.
@@ -84,7 +75,7 @@ class PredicatesPlugin : public Plugin {
   }
 
   static int16_t Evaluate(const Pod& pod, const Node& node) {
-    if (!MatchesSelector(pod.node_selector, node.meta.labels)) return kSelectorMismatch;
+    if (!MatchesLabels(pod.node_selector, node.meta.labels)) return kSelectorMismatch;
     if (!MatchesNodeAffinity(pod.required_node_affinity, node)) return kAffinityMismatch;
     for (size_t i = 0; i < node.taints.size(); ++i) {
       const Taint& taint = node.taints[i];
@@ -103,32 +94,6 @@ class PredicatesPlugin : public Plugin {
 };
 
 }  // namespace
-
-bool MatchesRequirement(const NodeSelectorRequirement& requirement, const StringMap& values) {
-  auto it = values.find(requirement.key);
-  const bool present = it != values.end();
-  const auto& allowed = requirement.values;
-  const std::string& op = requirement.operator_;
-  if (op == "In") {
-    return present && std::find(allowed.begin(), allowed.end(), it->second) != allowed.end();
-  }
-  if (op == "NotIn") {
-    return !present || std::find(allowed.begin(), allowed.end(), it->second) == allowed.end();
-  }
-  if (op == "Exists") return present;
-  if (op == "DoesNotExist") return !present;
-  if (op == "Gt" || op == "Lt") {
-    // Both sides must be integers, with exactly one value; anything else matches nothing.
-    int64_t have;
-    int64_t bound;
-    if (!present || allowed.size() != 1 || !absl::SimpleAtoi(it->second, &have) ||
-        !absl::SimpleAtoi(allowed[0], &bound)) {
-      return false;
-    }
-    return op == "Gt" ? have > bound : have < bound;
-  }
-  return false;  // an unknown operator matches nothing, as in Kubernetes
-}
 
 bool MatchesNodeAffinity(const std::vector<NodeSelectorTerm>& terms, const Node& node) {
   if (terms.empty()) return true;

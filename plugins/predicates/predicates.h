@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/labels.h"
 #include "api/objects.h"
 #include "scheduler/framework/arguments.h"
 #include "scheduler/framework/interfaces.h"
@@ -27,9 +28,6 @@ namespace lahar {
 // Takes no arguments.
 absl::StatusOr<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& arguments);
 
-// Kubernetes' node selector requirement semantics against a node's labels (match_expressions)
-// or fields (match_fields: metadata.name).
-bool MatchesRequirement(const NodeSelectorRequirement& requirement, const StringMap& values);
 // Required node affinity: true when `terms` is empty or any term matches.
 bool MatchesNodeAffinity(const std::vector<NodeSelectorTerm>& terms, const Node& node);
 // Kubernetes' Toleration.ToleratesTaint.

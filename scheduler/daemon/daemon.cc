@@ -36,14 +36,28 @@ struct ResourceSpec {
   ObjectKind kind;
   const char* resource;
   const char* path;
+  const char* api_version;
 };
 constexpr ResourceSpec kWatched[] = {
-    {ObjectKind::kNode, "nodes", "/api/v1/nodes"},
-    {ObjectKind::kPod, "pods", "/api/v1/pods"},
-    {ObjectKind::kPodGroup, "podgroups", "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
-    {ObjectKind::kQueue, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues"},
-    {ObjectKind::kPriorityClass, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses"},
+    {ObjectKind::kNode, "nodes", "/api/v1/nodes", "v1"},
+    {ObjectKind::kPod, "pods", "/api/v1/pods", "v1"},
+    {ObjectKind::kPodGroup, "podgroups", "/apis/scheduling.volcano.sh/v1beta1/podgroups", kVolcanoApi},
+    {ObjectKind::kQueue, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues", kVolcanoApi},
+    {ObjectKind::kPriorityClass, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
+     "scheduling.k8s.io/v1"},
+    {ObjectKind::kPodDisruptionBudget, "poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "policy/v1"},
 };
+
+// How long a pod whose eviction the apiserver refused is left out of victim plans: long
+// enough not to ask every session, short enough to notice a budget that now allows it.
+constexpr Millis kEvictionRefusedFor = 60'000;
+
+std::string_view ApiVersionOf(ObjectKind kind) {
+  for (const ResourceSpec& spec : kWatched) {
+    if (spec.kind == kind) return spec.api_version;
+  }
+  return "v1";
+}
 
 void SplitKey(std::string_view key, std::string& namespace_, std::string& name) {
   size_t slash = key.find('/');
@@ -103,6 +117,8 @@ class SchedulerDaemon::Impl {
         metrics_attempts_(metrics_.Counter("lahar_schedule_attempts_total",
                                            "Pods the scheduler tried to place, by result.", {"result"})),
         metrics_evictions_(metrics_.Counter("lahar_pod_evictions_total", "Pods evicted, by reason.", {"reason"})),
+        metrics_evictions_refused_(metrics_.Counter("lahar_pod_evictions_refused_total",
+                                                    "Evictions the apiserver refused (PodDisruptionBudgets).", {})),
         metrics_reloads_(metrics_.Counter("lahar_config_reloads_total",
                                           "Configuration reloads, by result.", {"result"})),
         metrics_config_ok_(metrics_.Gauge("lahar_config_last_reload_successful",
@@ -165,7 +181,7 @@ class SchedulerDaemon::Impl {
       std::lock_guard<std::mutex> lock(cache_mu_);
       return HttpResponse{200, "application/json",
                           EncodeObjectList(cache_.Nodes(), cache_.Pods(), cache_.PodGroups(), cache_.Queues(),
-                                           cache_.PriorityClasses())};
+                                           cache_.PriorityClasses(), cache_.PodDisruptionBudgets())};
     };
     ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.listen_address, std::move(handlers)));
     bind_queue_ = std::make_unique<WorkQueue>(options_.bind_workers);
@@ -307,10 +323,7 @@ class SchedulerDaemon::Impl {
     metrics_invalid_.Add({std::string(ObjectKindName(bad.kind))});
     LAHAR_WARN("cache") << "ignoring " << ObjectKindName(bad.kind) << " "
                         << (bad.namespace_.empty() ? "" : bad.namespace_ + "/") << bad.name << ": " << bad.message;
-    std::string api_version = bad.kind == ObjectKind::kPodGroup || bad.kind == ObjectKind::kQueue ? kVolcanoApi
-                              : bad.kind == ObjectKind::kPriorityClass                           ? "scheduling.k8s.io/v1"
-                                                                                                 : "v1";
-    PostEvent(EventSpec{std::string(ObjectKindName(bad.kind)), api_version,
+    PostEvent(EventSpec{std::string(ObjectKindName(bad.kind)), std::string(ApiVersionOf(bad.kind)),
                         bad.namespace_.empty() ? "default" : bad.namespace_, bad.namespace_, bad.name, bad.uid,
                         "Warning", "InvalidSpec", StrCat("ignored by lahar-scheduler: ", bad.message)});
   }
@@ -444,11 +457,31 @@ class SchedulerDaemon::Impl {
                             StrCat("evicted by lahar-scheduler: ", evict.reason)});
         return;
       }
-      LAHAR_WARN("evict") << "evicting " << evict.pod << " failed: "
-                          << (result.ok() ? result->Describe() : std::string(result.status().message()));
+      const std::string failure = result.ok() ? result->Describe() : std::string(result.status().message());
+      LAHAR_WARN("evict") << "evicting " << evict.pod << " failed: " << failure;
+      const bool refused = result.ok() && result->status == 429;
+      if (refused) ReportRefusedEviction(evict, ns, name, failure);
       std::lock_guard<std::mutex> lock(cache_mu_);
       cache_.ForgetReleasing(evict.pod);
+      if (refused) cache_.MarkEvictionRefused(evict.pod, absl::ToUnixMillis(absl::Now()) + kEvictionRefusedFor);
     });
+  }
+
+  // The apiserver refused an eviction (a PodDisruptionBudget forbids it): a Warning Event on the
+  // pod and on the PodGroup of the job it was for, which waits; the pdb plugin plans no such
+  // eviction in the first place.
+  void ReportRefusedEviction(const CycleResult::Evict& evict, const std::string& ns, const std::string& name,
+                             const std::string& failure) {
+    metrics_evictions_refused_.Add({});
+    PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Warning", "EvictionRefused",
+                        StrCat("eviction by lahar-scheduler (", evict.reason, ") refused: ", failure)});
+    const size_t space = evict.reason.find(' ');
+    if (space == std::string::npos) return;
+    std::string for_ns, for_job;
+    SplitKey(evict.reason.substr(space + 1), for_ns, for_job);
+    if (for_job.empty()) return;
+    PostEvent(EventSpec{"PodGroup", kVolcanoApi, for_ns, for_ns, for_job, "", "Warning", "EvictionRefused",
+                        StrCat("waits: evicting ", evict.pod, " for it was refused: ", failure)});
   }
 
   // A reason to wait is reported (Event, pod conditions) once it has held this long, so that
@@ -650,6 +683,7 @@ class SchedulerDaemon::Impl {
   CounterFamily& metrics_binds_;
   CounterFamily& metrics_attempts_;
   CounterFamily& metrics_evictions_;
+  CounterFamily& metrics_evictions_refused_;
   CounterFamily& metrics_reloads_;
   GaugeFamily& metrics_config_ok_;
   HistogramFamily& metrics_e2e_;

@@ -29,10 +29,14 @@ struct VictimOrder {
   Resources reachable;                              // free capacity plus everything entries free
 };
 
-bool AnnotatedUnpreemptable(const TaskInfo& task) {
+// Protected whatever the hooks say: annotated volcano.sh/preemptable "false", or its eviction
+// was just refused by the apiserver (a PodDisruptionBudget the plan did not know of).
+bool Unpreemptable(const Session& session, const TaskInfo& task) {
   const auto& annotations = task.pod->meta.annotations;
   auto it = annotations.find(kPreemptableAnnotation);
-  return it != annotations.end() && it->second == "false";
+  if (it != annotations.end() && it->second == "false") return true;
+  const auto& refused = session.cluster().eviction_refused;
+  return !refused.empty() && refused.count(task.key()) != 0;
 }
 
 // The job's start: its earliest running pod's start time; a pod not yet started counts as now.
@@ -69,22 +73,24 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
     }
     const VictimKind kind = policy.kind(job);
     if (kind == VictimKind::kNone) continue;
-    std::vector<TaskId> placed;
+    // The placed tasks in the job's own eviction order (its elastic workers first), as the
+    // hooks see them: a budget (pdb) spends its allowance on the first it is offered.
+    const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
+    std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
+    const std::set<TaskId> offered_workers(placed.begin(), placed.end());
     bool busy = false;  // placed in this session: never a victim
     for (TaskId t : job.tasks) {
       const TaskInfo& task = session.task(t);
       if (!IsPlaced(task.status)) continue;
       busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
-      placed.push_back(t);
+      if (offered_workers.count(t) == 0) placed.push_back(t);
     }
     const std::set<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
-    auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || AnnotatedUnpreemptable(session.task(t)); };
+    auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || Unpreemptable(session, session.task(t)); };
     std::vector<TaskId> workers;
-    if (scalable[job.id] || policy.include_cooldown) {
-      for (TaskId t : ElasticWorkers(session, job)) {
-        if (protected_task(t)) break;  // the ones after it may only go after it
-        workers.push_back(t);
-      }
+    for (size_t i = 0; i < offered_workers.size(); ++i) {
+      if (protected_task(placed[i])) break;  // the ones after it may only go after it
+      workers.push_back(placed[i]);
     }
     if (kind == VictimKind::kWholeJob && !busy &&
         std::none_of(placed.begin(), placed.end(), protected_task)) {

@@ -539,6 +539,9 @@ absl::StatusOr<SimInput> LoadSnapshot(std::string_view text) {
     } else if (auto* pc = std::get_if<PriorityClass>(&object)) {
       RETURN_IF_ERROR(unique("PriorityClass", pc->meta));
       input.priority_classes.push_back(std::move(*pc));
+    } else if (auto* pdb = std::get_if<PodDisruptionBudget>(&object)) {
+      RETURN_IF_ERROR(unique("PodDisruptionBudget", pdb->meta));
+      input.disruption_budgets.push_back(std::move(*pdb));
     }
   }
   if (input.nodes.empty()) return absl::InvalidArgumentError("snapshot has no nodes");

@@ -54,6 +54,7 @@ struct SimInput {
   std::vector<Node> nodes;
   std::vector<Queue> queues;
   std::vector<PriorityClass> priority_classes;
+  std::vector<PodDisruptionBudget> disruption_budgets;  // snapshot files only
   std::vector<SimJob> jobs;       // sorted by submit time, then name
   std::vector<Pod> foreign_pods;  // snapshot pods of other schedulers
   std::vector<SimEvent> events;   // sorted by time (stable)

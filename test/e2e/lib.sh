@@ -192,6 +192,7 @@ collection() {
     Queue) echo "$Q_API" ;;
     ConfigMap) echo "/api/v1/namespaces/$NS/configmaps" ;;
     PriorityClass) echo /apis/scheduling.k8s.io/v1/priorityclasses ;;
+    PodDisruptionBudget) echo "/apis/policy/v1/namespaces/$NS/poddisruptionbudgets" ;;
     *) fail "create: kind '$1' unknown to lib.sh" ;;
   esac
 }
@@ -224,14 +225,16 @@ nodes_ready() { # PREFIX N
 }
 
 # pod_json NAME [cpu=Q] [memory=Q] [gpu=N] [group=PODGROUP] [scheduler=lahar] [node=NODE]
-#   [on=NODE]: one pod as JSON (limits = requests, terminationGracePeriodSeconds 0); node= binds
-#   it already (spec.nodeName), on= asks for that node (nodeSelector kubernetes.io/hostname).
+#   [on=NODE] [label=KEY:VALUE] [priorityclass=NAME]: one pod as JSON (limits = requests,
+#   terminationGracePeriodSeconds 0); node= binds it already (spec.nodeName), on= asks for that
+#   node (nodeSelector kubernetes.io/hostname).
 pod_json() {
-  local name="$1" cpu="" memory="" gpu="" group="" scheduler=lahar node="" on="" kv res="" ann="" bind=""
+  local name="$1" cpu="" memory="" gpu="" group="" scheduler=lahar node="" on="" label="" priorityclass=""
+  local kv res="" ann="" bind="" labels=""
   shift
   for kv in "$@"; do
     case "$kv" in
-      cpu=* | memory=* | gpu=* | group=* | scheduler=* | node=* | on=*) local "${kv%%=*}=${kv#*=}" ;;
+      cpu=* | memory=* | gpu=* | group=* | scheduler=* | node=* | on=* | label=* | priorityclass=*) local "${kv%%=*}=${kv#*=}" ;;
       *) fail "pod_json: unknown argument $kv" ;;
     esac
   done
@@ -242,8 +245,10 @@ pod_json() {
   [ -n "$group" ] && ann="\"scheduling.k8s.io/group-name\":\"$group\""
   [ -n "$node" ] && bind="\"nodeName\":\"$node\","
   [ -n "$on" ] && bind="$bind\"nodeSelector\":{\"kubernetes.io/hostname\":\"$on\"},"
-  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"%s","annotations":{%s}},"spec":{"schedulerName":"%s",%s"terminationGracePeriodSeconds":0,"containers":[{"name":"main","image":"lahar.sh/e2e:1","resources":{"requests":%s,"limits":%s}}]}}\n' \
-    "$name" "$NS" "$ann" "$scheduler" "$bind" "$res" "$res"
+  [ -n "$priorityclass" ] && bind="$bind\"priorityClassName\":\"$priorityclass\","
+  [ -n "$label" ] && labels="\"${label%%:*}\":\"${label#*:}\""
+  printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"%s","labels":{%s},"annotations":{%s}},"spec":{"schedulerName":"%s",%s"terminationGracePeriodSeconds":0,"containers":[{"name":"main","image":"lahar.sh/e2e:1","resources":{"requests":%s,"limits":%s}}]}}\n' \
+    "$name" "$NS" "$labels" "$ann" "$scheduler" "$bind" "$res" "$res"
 }
 # make_pod NAME [key=value...]: see pod_json (no group unless group= is given).
 make_pod() {
@@ -259,6 +264,7 @@ make_pods() {
 }
 
 # make_podgroup NAME MIN [QUEUE] [MIN-RESOURCES as a YAML flow map, e.g. '{cpu: "4"}']
+#   [PRIORITY-CLASS]
 make_podgroup() {
   create <<EOF
 apiVersion: scheduling.volcano.sh/v1beta1
@@ -269,6 +275,7 @@ spec:
   minMember: $2
 ${3:+  queue: $3}
 ${4:+  minResources: $4}
+${5:+  priorityClassName: $5}
 EOF
 }
 # make_queue NAME WEIGHT [CAPABILITY as a YAML flow map, e.g. '{cpu: "4"}']

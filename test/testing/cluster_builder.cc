@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "api/strings.h"
 #include "scheduler/builtins.h"
@@ -78,6 +79,27 @@ ClusterBuilder& ClusterBuilder::PriorityClass(const std::string& name, int value
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::DisruptionBudget(const std::string& name, const std::string& job,
+                                                 std::string_view min_available, std::string_view max_unavailable,
+                                                 std::string ns) {
+  auto count = [&](std::string_view text) -> std::optional<IntOrPercent> {
+    if (text.empty()) return std::nullopt;
+    IntOrPercent value;
+    value.percent = text.back() == '%';
+    if (value.percent) text.remove_suffix(1);
+    if (!absl::SimpleAtoi(absl::string_view(text.data(), text.size()), &value.value)) Fail(StrCat("bad budget count ", text));
+    return value;
+  };
+  PodDisruptionBudget pdb;
+  pdb.meta.name = name;
+  pdb.meta.namespace_ = ns;
+  pdb.selector = LabelSelector{{{"job-name", job}}, {}};
+  pdb.min_available = count(min_available);
+  pdb.max_unavailable = count(max_unavailable);
+  cache_.UpsertPodDisruptionBudget(std::move(pdb));
+  return *this;
+}
+
 ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec) {
   PodGroup pg;
   pg.meta.name = name;
@@ -101,6 +123,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
       pod.meta.name = StrCat(name, "-", t.role, "-", i);
       pod.meta.namespace_ = spec.ns;
       pod.meta.uid = StrCat("uid-", next_uid_++);
+      pod.meta.labels["job-name"] = name;
       pod.meta.annotations[kGroupNameAnnotation] = name;
       pod.meta.annotations[kTaskSpecKey] = t.role;
       if (t.priority != 0) pod.meta.annotations[kTaskPriorityAnnotation] = StrCat(t.priority);

@@ -57,7 +57,12 @@ class ClusterBuilder {
   // A queue as written, parent and all.
   ClusterBuilder& QueueObject(lahar::Queue queue);
   ClusterBuilder& PriorityClass(const std::string& name, int value);
-  // Creates PodGroup <ns>/<name> and pods <name>-<role>-<i> (index i counted per role).
+  // A PodDisruptionBudget without status selecting the pods of job `job` (label job-name), with
+  // minAvailable or maxUnavailable ("" unset) written as in YAML: "2", "50%".
+  ClusterBuilder& DisruptionBudget(const std::string& name, const std::string& job, std::string_view min_available,
+                                   std::string_view max_unavailable = "", std::string ns = "default");
+  // Creates PodGroup <ns>/<name> and pods <name>-<role>-<i> (index i counted per role), each
+  // labelled job-name=<name>.
   ClusterBuilder& Job(const std::string& name, const JobSpec& spec);
   // Marks pod <ns>/<pod> as running on `node` (the job must have been added).
   ClusterBuilder& Running(const std::string& pod, const std::string& node, std::string ns = "default");
