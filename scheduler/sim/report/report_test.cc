@@ -28,14 +28,35 @@ std::string Node(double t, std::string_view name, std::string_view allocatable) 
   return StrCat("{\"t\":", t, ",\"type\":\"node\",\"node\":\"", name,
                 "\",\"change\":\"add\",\"allocatable\":", allocatable, "}\n");
 }
-std::string Submit(double t, std::string_view job, int min, int max) {
-  return StrCat("{\"t\":", t, ",\"type\":\"submit\",\"job\":\"", job,
-                "\",\"queue\":\"research\",\"min\":", min, ",\"max\":", max, "}\n");
+std::string Submit(double t, std::string_view job, int min, int max,
+                   std::string_view queue = "research") {
+  return StrCat("{\"t\":", t, ",\"type\":\"submit\",\"job\":\"", job, "\",\"queue\":\"", queue,
+                "\",\"min\":", min, ",\"max\":", max, "}\n");
 }
 std::string PodEvent(double t, std::string_view type, std::string_view pod, std::string_view job,
                      std::string_view requests) {
   return StrCat("{\"t\":", t, ",\"type\":\"", type, "\",\"pod\":\"", pod, "\",\"job\":\"", job,
                 "\",\"node\":\"gpu-a\",\"requests\":", requests, "}\n");
+}
+
+std::string Evict(double t, std::string_view pod, std::string_view job, std::string_view reason) {
+  return StrCat("{\"t\":", t, ",\"type\":\"evict\",\"pod\":\"", pod, "\",\"job\":\"", job,
+                "\",\"node\":\"gpu-a\",\"reason\":\"", reason,
+                "\",\"requests\":{\"nvidia.com/gpu\":1}}\n");
+}
+
+// The SVG element of the first mark of class `mark_class` ("ev-reclaim"), or "" if none.
+std::string_view FirstMark(std::string_view html, std::string_view mark_class) {
+  const size_t start = html.find(StrCat("<g class=\"mark ", mark_class, "\">"));
+  if (start == std::string_view::npos) return {};
+  return html.substr(start, html.find("</g>", start) - start);
+}
+
+// The evictions table, or "" if the page has none.
+std::string_view EvictionTable(std::string_view html) {
+  const size_t start = html.find("<table class=\"evictions\">");
+  if (start == std::string_view::npos) return {};
+  return html.substr(start, html.find("</table>", start) - start);
 }
 
 constexpr std::string_view kWorker = R"({"cpu":2000,"memory":17179869184,"nvidia.com/gpu":1})";
@@ -230,6 +251,146 @@ TEST_CASE("durations read as people write them") {
   CHECK(FormatHumanDuration(1e300) == "1.16e+295d");  // absurd input, still no overflow
 }
 
+// Queue batch runs lab/batch on 4 GPUs and loses them one kind of eviction after another; queue
+// prod's lab/urgent loses a pod when its node goes. The run ends at t=1000, so the report's
+// 96 time buckets are 10.4s wide and every eviction time below has a bucket of its own.
+std::string EvictionEvents() {
+  std::string events = Node(0, "gpu-a", R"({"nvidia.com/gpu":8})");
+  const std::string_view one = R"({"nvidia.com/gpu":1})";
+  events += Submit(0, "lab/batch", 1, 4, "batch");
+  for (int i = 0; i < 4; ++i) {
+    events += PodEvent(0, "bind", StrCat("lab/batch-w-", i), "lab/batch", one);
+  }
+  events += Submit(100, "lab/urgent", 2, 2, "prod");
+  events += Evict(100, "lab/batch-w-3", "lab/batch", "reclaimed-for lab/urgent");
+  events += Evict(100, "lab/batch-w-2", "lab/batch", "reclaimed-for lab/urgent");
+  events += PodEvent(100, "bind", "lab/urgent-w-0", "lab/urgent", one);
+  events += PodEvent(100, "bind", "lab/urgent-w-1", "lab/urgent", one);
+  events += Evict(400, "lab/batch-w-1", "lab/batch", "preempted-for lab/vip");
+  events += Evict(700, "lab/batch-w-0", "lab/batch", "elastic-preempted-for lab/urgent");
+  events += Evict(900, "lab/urgent-w-1", "lab/urgent", "node-removed gpu-a");
+  return events;
+}
+
+constexpr std::string_view kEvictionSummary =
+    R"({"cluster":{"makespan":1000,"evictions":5},"queues":[)"
+    R"({"queue":"batch","share":[[0,0.5,0.5],[100,0.25,0.5],[400,0.125,0.5],[700,0,0.5]]},)"
+    R"({"queue":"prod","share":[[100,0.25,0.5],[900,0.125,0.5]]}]})";
+
+TEST_CASE("evictions are marked on their queue's share line, one shape per kind") {
+  const std::string html = Render({{"x", EvictionEvents(), std::string(kEvictionSummary)}});
+  // Two pods reclaimed at one instant share a mark; every other kind has one eviction.
+  CHECK(Count(html, "<g class=\"mark ev-reclaim\">") == 1);
+  CHECK(Count(html, "<g class=\"mark ev-preempt\">") == 1);
+  CHECK(Count(html, "<g class=\"mark ev-elastic\">") == 1);
+  CHECK(Count(html, "<g class=\"mark ev-other\">") == 1);
+  // The shape tells the kind; the colour is the queue's line (batch first, prod second).
+  const std::string_view reclaim = FirstMark(html, "ev-reclaim");
+  CHECK(reclaim.find("<title>batch, 1m 40s: 2 pods reclaimed-for lab/urgent</title>") !=
+        std::string_view::npos);
+  CHECK(reclaim.find("<path d=") != std::string_view::npos);
+  CHECK(reclaim.find("fill=\"#1f77b4\"") != std::string_view::npos);
+  const std::string_view preempt = FirstMark(html, "ev-preempt");
+  CHECK(preempt.find("6m 40s: 1 pod preempted-for lab/vip") != std::string_view::npos);
+  CHECK(preempt.find("<rect") != std::string_view::npos);
+  const std::string_view elastic = FirstMark(html, "ev-elastic");
+  CHECK(elastic.find("elastic-preempted-for lab/urgent") != std::string_view::npos);
+  CHECK(elastic.find("<circle") != std::string_view::npos);
+  const std::string_view other = FirstMark(html, "ev-other");
+  CHECK(other.find("<title>prod, 15m 00s: 1 pod node-removed gpu-a</title>") !=
+        std::string_view::npos);
+  CHECK(other.find("stroke=\"#ff7f0e\"") != std::string_view::npos);
+  // x = left margin + t / horizon * plot width = 64 + 100 / 1000 * 558 = 119.8; the triangle
+  // spans 4.5 either side of it.
+  CHECK(reclaim.find("<path d=\"M115.3 ") != std::string_view::npos);
+  // One legend entry per kind, with its count.
+  CHECK(html.find(">evicted: reclaim (2)</text>") != std::string::npos);
+  CHECK(html.find(">evicted: other (1)</text>") != std::string::npos);
+}
+
+TEST_CASE("the evictions table lists time, victim, queue, kind and reason") {
+  const std::string html = Render({{"x", EvictionEvents(), std::string(kEvictionSummary)}});
+  const std::string_view table = EvictionTable(html);
+  REQUIRE(!table.empty());
+  CHECK(html.find("<p>5 evictions: <span class=\"ev-reclaim\">\u25BC</span> 2 reclaim, "
+                  "<span class=\"ev-preempt\">\u25A0</span> 1 preempt, "
+                  "<span class=\"ev-elastic\">\u25CF</span> 1 elastic, "
+                  "<span class=\"ev-other\">\u2715</span> 1 other.") != std::string::npos);
+  CHECK(table.find("<tr><td class=\"num\">1m 40s</td><td>lab/batch</td><td>batch</td>"
+                   "<td class=\"num\">2</td><td>lab/batch-w-3, lab/batch-w-2</td>"
+                   "<td class=\"ev-reclaim\">\u25BC reclaim</td>"
+                   "<td>reclaimed-for lab/urgent</td></tr>") != std::string_view::npos);
+  CHECK(table.find("<td>lab/batch-w-1</td><td class=\"ev-preempt\">\u25A0 preempt</td>"
+                   "<td>preempted-for lab/vip</td>") != std::string_view::npos);
+  CHECK(table.find("<td class=\"ev-elastic\">\u25CF elastic</td>"
+                   "<td>elastic-preempted-for lab/urgent</td>") != std::string_view::npos);
+  CHECK(table.find("<tr><td class=\"num\">15m 00s</td><td>lab/urgent</td><td>prod</td>") !=
+        std::string_view::npos);
+  // In time order, the header and a row per (time, job, reason).
+  CHECK(Count(table, "<tr>") == 5);
+  CHECK(table.find("reclaimed-for") < table.find("preempted-for lab/vip"));
+  CHECK(html.find("more rows") == std::string::npos);
+
+  // A comparison has a table per run.
+  const std::string both = Render({{"a", EvictionEvents(), std::string(kEvictionSummary)},
+                                   {"b", EvictionEvents(), std::string(kEvictionSummary)}});
+  CHECK(Count(both, "<table class=\"evictions\">") == 2);
+}
+
+TEST_CASE("an evicted job without a submit event takes its queue from summary.json") {
+  std::string events = Evict(10, "lab/old-w-0", "lab/old", "preempted-for lab/vip");
+  const std::string html = Render(
+      {{"x", events,
+        R"({"cluster":{"makespan":100},"jobs":[{"job":"lab/old","queue":"legacy"}],)"
+        R"("queues":[{"queue":"legacy","share":[[0,0.5,0.5]]}]})"}});
+  CHECK(EvictionTable(html).find("<td>lab/old</td><td>legacy</td>") != std::string_view::npos);
+  CHECK(FirstMark(html, "ev-preempt").find("<title>legacy, 10s: 1 pod preempted-for lab/vip") !=
+        std::string_view::npos);
+}
+
+TEST_CASE("a run without evictions says so and marks nothing") {
+  const std::string html = Render({{"x", HalfTimeEvents(), HalfTimeSummary()}});
+  CHECK(html.find("<h2>Evictions</h2>") != std::string::npos);
+  CHECK(html.find("No evictions.") != std::string::npos);
+  CHECK(EvictionTable(html).empty());
+  CHECK(Count(html, "class=\"mark") == 0);
+  CHECK(html.find("evicted:") == std::string::npos);
+}
+
+TEST_CASE("ten thousand evictions make a bounded table and bounded marks") {
+  // 1000 sessions 10s apart each evict 10 pods of one job: job s % 20 (queue a or b), reason
+  // s % 3. A (job, reason) pair comes back every 60 sessions = 600s, later than the 10000s / 96
+  // = 104s a row spans, so every session is a row of its own: 1000 rows of 10 evictions.
+  const char* verbs[] = {"reclaimed-for", "preempted-for", "elastic-preempted-for"};
+  std::string events;
+  for (int j = 0; j < 20; ++j) events += Submit(0, StrCat("ns/j", j), 1, 10, j % 2 ? "b" : "a");
+  for (int s = 0; s < 1000; ++s) {
+    const std::string job = StrCat("ns/j", s % 20);
+    for (int p = 0; p < 10; ++p) {
+      events += Evict(s * 10, StrCat(job, "-w-", s, "-", p), job, StrCat(verbs[s % 3], " ns/w"));
+    }
+  }
+  const std::string html = Render(
+      {{"big", events,
+        R"({"cluster":{"makespan":10000},"queues":[{"queue":"a","share":[[0,0.5,0.5]]},)"
+        R"({"queue":"b","share":[[0,0.25,0.5]]}]})"}});
+  CHECK(html.find("<p>10,000 evictions: ") != std::string::npos);
+  // The first 200 rows and a line for the rest: 800 rows of 10 evictions.
+  CHECK(Count(EvictionTable(html), "<tr>") == 1 + 200);
+  CHECK(html.find("800 more rows (8,000 evictions) are not shown") != std::string::npos);
+  // A row names a few pods and counts the rest.
+  CHECK(html.find("<td>ns/j0-w-0-0, ns/j0-w-0-1, ns/j0-w-0-2 and 7 more</td>") !=
+        std::string::npos);
+  // One mark per queue, time bucket and kind: the (queue, kind) pairs come round every 6
+  // sessions = 60s, so every 104s bucket has all of them: 2 * 96 * 3 marks.
+  size_t marks = 0;
+  for (std::string_view kind : {"ev-reclaim", "ev-preempt", "ev-elastic"}) {
+    marks += Count(html, StrCat("<g class=\"mark ", kind, "\">"));
+  }
+  CHECK(marks == 2 * 96 * 3);
+  CHECK(html.size() < 300 * 1024);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Manual check, hidden from the default run:
 //   build-report/tests/report_test "[.sample]"  -> /tmp/report-sample.html and
@@ -306,8 +467,8 @@ ReportRun SampleRun(std::string_view label, bool elastic) {
           --r.pods;
           events += StrCat("{\"t\":", t, ",\"type\":\"evict\",\"pod\":\"", jobs[r.job].name,
                            "-worker-", r.pods, "\",\"job\":\"", jobs[r.job].name,
-                           "\",\"node\":\"gpu-0\",\"reason\":\"elastic-preempted\",\"requests\":",
-                           worker, "}\n");
+                           "\",\"node\":\"gpu-0\",\"reason\":\"elastic-preempted-for ",
+                           jobs[waiting.front()].name, "\",\"requests\":", worker, "}\n");
           ++evictions[r.job];
           ++free;
           --need;

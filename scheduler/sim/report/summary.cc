@@ -1,0 +1,137 @@
+#include "scheduler/sim/report/summary.h"
+
+#include "absl/status/status.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "rapidjson/document.h"
+#include "rapidjson/error/en.h"
+#include "scheduler/sim/report/json_fields.h"
+
+namespace lahar::report_internal {
+namespace {
+
+absl::Status ReadDistribution(const rapidjson::Value& cluster, const char* key,
+                              Distribution* out) {
+  const rapidjson::Value* value = Member(cluster, key);
+  if (value == nullptr) return absl::OkStatus();
+  if (!value->IsObject()) return FieldError(key, "an object");
+  ASSIGN_OR_RETURN(out->mean, OptionalNumber(*value, "mean"));
+  ASSIGN_OR_RETURN(out->p50, OptionalNumber(*value, "p50"));
+  ASSIGN_OR_RETURN(out->p95, OptionalNumber(*value, "p95"));
+  return absl::OkStatus();
+}
+
+absl::Status ReadCluster(const rapidjson::Value& cluster, Summary* out) {
+  ASSIGN_OR_RETURN(out->makespan, OptionalNumber(cluster, "makespan"));
+  ASSIGN_OR_RETURN(out->jobs, OptionalNumber(cluster, "jobs"));
+  ASSIGN_OR_RETURN(out->completed_jobs, OptionalNumber(cluster, "completedJobs"));
+  ASSIGN_OR_RETURN(out->evictions, OptionalNumber(cluster, "evictions"));
+  ASSIGN_OR_RETURN(out->sessions, OptionalNumber(cluster, "sessions"));
+  RETURN_IF_ERROR(ReadDistribution(cluster, "jct", &out->jct));
+  RETURN_IF_ERROR(ReadDistribution(cluster, "wait", &out->wait));
+  if (const rapidjson::Value* micros = Member(cluster, "sessionMicros")) {
+    if (!micros->IsObject()) return FieldError("sessionMicros", "an object");
+    ASSIGN_OR_RETURN(out->session_p50, OptionalNumber(*micros, "p50"));
+    ASSIGN_OR_RETURN(out->session_p99, OptionalNumber(*micros, "p99"));
+  }
+  if (const rapidjson::Value* utilization = Member(cluster, "utilization")) {
+    if (!utilization->IsObject()) return FieldError("utilization", "an object");
+    for (const auto& member : utilization->GetObject()) {
+      if (!member.value.IsNumber()) {
+        return FieldError(StrCat("utilization.", member.name.GetString()), "a number");
+      }
+      out->utilization.emplace_back(
+          std::string(member.name.GetString(), member.name.GetStringLength()),
+          member.value.GetDouble());
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<JobSummary> ReadJob(const rapidjson::Value& job) {
+  if (!job.IsObject()) return absl::InvalidArgumentError("must be an object");
+  JobSummary out;
+  ASSIGN_OR_RETURN(out.job, OptionalString(job, "job"));
+  ASSIGN_OR_RETURN(out.queue, OptionalString(job, "queue"));
+  ASSIGN_OR_RETURN(out.submit, OptionalNumber(job, "submit"));
+  ASSIGN_OR_RETURN(out.start, OptionalNumber(job, "start"));
+  ASSIGN_OR_RETURN(out.end, OptionalNumber(job, "end"));
+  ASSIGN_OR_RETURN(out.jct, OptionalNumber(job, "jct"));
+  ASSIGN_OR_RETURN(out.wait, OptionalNumber(job, "wait"));
+  ASSIGN_OR_RETURN(out.min, OptionalNumber(job, "min"));
+  ASSIGN_OR_RETURN(out.max, OptionalNumber(job, "max"));
+  ASSIGN_OR_RETURN(out.evictions, OptionalNumber(job, "evictions"));
+  ASSIGN_OR_RETURN(out.avg_running, OptionalNumber(job, "avgRunning"));
+  return out;
+}
+
+absl::StatusOr<QueueSummary> ReadQueue(const rapidjson::Value& queue) {
+  if (!queue.IsObject()) return absl::InvalidArgumentError("must be an object");
+  QueueSummary out;
+  ASSIGN_OR_RETURN(out.queue, OptionalString(queue, "queue"));
+  ASSIGN_OR_RETURN(out.average_wait, OptionalNumber(queue, "averageWait"));
+  const rapidjson::Value* share = Member(queue, "share");
+  if (share == nullptr) return out;
+  if (!share->IsArray()) return FieldError("share", "an array of [t, allocated, deserved]");
+  for (rapidjson::SizeType i = 0; i < share->Size(); ++i) {
+    const rapidjson::Value& sample = (*share)[i];
+    if (!sample.IsArray() || sample.Size() != 3 || !sample[0].IsNumber() ||
+        !sample[1].IsNumber() || !sample[2].IsNumber()) {
+      return FieldError(StrCat("share[", i, "]"), "[t, allocated, deserved] (three numbers)");
+    }
+    const double t = sample[0].GetDouble();
+    if (!out.allocated.empty() && t < out.allocated.back().t) {
+      return FieldError(StrCat("share[", i, "]"), "in time order");
+    }
+    AppendStep(&out.allocated, t, sample[1].GetDouble());
+    AppendStep(&out.deserved, t, sample[2].GetDouble());
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<Summary> ReadSummary(std::string_view text) {
+  auto error = [](std::string_view message) {
+    return absl::InvalidArgumentError(StrCat("summary.json: ", message));
+  };
+  rapidjson::Document document;
+  document.Parse(text.data(), text.size());
+  if (document.HasParseError()) {
+    return error(StrCat("not valid JSON: ", GetParseError_En(document.GetParseError()),
+                        " (at offset ", document.GetErrorOffset(), ")"));
+  }
+  if (!document.IsObject()) return error("not a JSON object");
+  Summary out;
+  auto scenario = OptionalString(document, "scenario");
+  if (!scenario.ok()) return error(FromAbsl(scenario.status().message()));
+  out.scenario = *std::move(scenario);
+  auto config = OptionalString(document, "config");
+  if (!config.ok()) return error(FromAbsl(config.status().message()));
+  out.config = *std::move(config);
+  if (const rapidjson::Value* cluster = Member(document, "cluster")) {
+    if (!cluster->IsObject()) return error("\"cluster\" must be an object");
+    absl::Status status = ReadCluster(*cluster, &out);
+    if (!status.ok()) return error(StrCat("cluster: ", status.message()));
+  }
+  if (const rapidjson::Value* jobs = Member(document, "jobs")) {
+    if (!jobs->IsArray()) return error("\"jobs\" must be an array");
+    out.job_rows.reserve(jobs->Size());
+    for (rapidjson::SizeType i = 0; i < jobs->Size(); ++i) {
+      absl::StatusOr<JobSummary> job = ReadJob((*jobs)[i]);
+      if (!job.ok()) return error(StrCat("jobs[", i, "]: ", job.status().message()));
+      out.job_rows.push_back(*std::move(job));
+    }
+  }
+  if (const rapidjson::Value* queues = Member(document, "queues")) {
+    if (!queues->IsArray()) return error("\"queues\" must be an array");
+    for (rapidjson::SizeType i = 0; i < queues->Size(); ++i) {
+      absl::StatusOr<QueueSummary> queue = ReadQueue((*queues)[i]);
+      if (!queue.ok()) return error(StrCat("queues[", i, "]: ", queue.status().message()));
+      out.queues.push_back(*std::move(queue));
+    }
+  }
+  return out;
+}
+
+}  // namespace lahar::report_internal
