@@ -26,6 +26,8 @@ inline constexpr char kElasticCooldownAnnotation[] = "lahar.sh/elastic-cooldown"
 // "false" on a pod or its PodGroup: never a victim of preempt, reclaim or preempt-elastic-workers.
 inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
 inline constexpr char kSimDurationAnnotation[] = "lahar.sh/sim-duration";
+// On a PodGroup: how long the job may wait before the sla plugin serves it first (Volcano's).
+inline constexpr char kSlaWaitingTimeAnnotation[] = "sla-waiting-time";
 
 struct ObjectMeta {
   std::string name;

@@ -9,6 +9,7 @@
 #include "plugins/predicates/predicates.h"
 #include "plugins/priority/priority.h"
 #include "plugins/proportion/proportion.h"
+#include "plugins/sla/sla.h"
 #include "api/status_macros.h"
 #include "scheduler/builtins.h"
 
@@ -23,6 +24,7 @@ absl::Status RegisterBuiltinPlugins(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("conformance", NewConformancePlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("pdb", NewPdbPlugin));
+  RETURN_IF_ERROR(registry.RegisterPlugin("sla", NewSlaPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
   RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));

@@ -112,7 +112,7 @@ class ReclaimRun {
       return;
     }
     for (const auto& [task, node] : plan.placements) ledger_.Add(claim_.reclaimer, session_.task(task).request, +1);
-    free_ = FreeCapacity(session_);
+    UpdateFreeCapacity(session_, plan, free_);
   }
 
  private:

@@ -70,20 +70,18 @@ absl::Status Arguments::ExpectNone() const {
       StrCat(owner_, ": unknown argument \"", values_.begin()->first, "\" (it takes no arguments)"));
 }
 
-namespace {
-constexpr std::string_view kNodeSearchKeys[] = {"minNodesToFind", "minPercentageOfNodesToFind",
-                                                "percentageOfNodesToFind"};
-}  // namespace
+absl::Status Arguments::ExpectOnly(std::initializer_list<std::string_view> keys) const {
+  for (const auto& [key, value] : values_) {
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    std::string valid;
+    for (std::string_view k : keys) StrAppend(&valid, valid.empty() ? "" : ", ", k);
+    return absl::InvalidArgumentError(StrCat(owner_, ": unknown argument \"", key, "\" (valid arguments: ", valid, ")"));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ValidateNodeSearchArguments(const Arguments& arguments) {
-  for (const auto& [key, value] : arguments.values()) {
-    if (std::find(std::begin(kNodeSearchKeys), std::end(kNodeSearchKeys), key) == std::end(kNodeSearchKeys)) {
-      std::string valid;
-      for (std::string_view k : kNodeSearchKeys) StrAppend(&valid, valid.empty() ? "" : ", ", k);
-      return absl::InvalidArgumentError(
-          StrCat(arguments.owner(), ": unknown argument \"", key, "\" (valid arguments: ", valid, ")"));
-    }
-  }
+  RETURN_IF_ERROR(arguments.ExpectOnly({"minNodesToFind", "minPercentageOfNodesToFind", "percentageOfNodesToFind"}));
   // The ranges of Session::Open, which applies the values.
   RETURN_IF_ERROR(arguments.GetInt("minNodesToFind", 100, 1, 1 << 30).status());
   RETURN_IF_ERROR(arguments.GetInt("minPercentageOfNodesToFind", 5, 1, 100).status());

@@ -2,6 +2,7 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_ARGUMENTS_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_ARGUMENTS_H_
 
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,6 +32,8 @@ class Arguments {
   const std::string& owner() const { return owner_; }
   // For an action or plugin that takes no arguments: an error naming the first key, if any.
   absl::Status ExpectNone() const;
+  // An error naming the first key that is not one of `keys`, listing the valid ones.
+  absl::Status ExpectOnly(std::initializer_list<std::string_view> keys) const;
 
  private:
   absl::Status Error(std::string_view key, std::string_view what) const;

@@ -24,9 +24,15 @@ struct Entry {
 // Every entry of a plan, ranked (rank = index in `ranked`).
 struct VictimOrder {
   std::vector<Entry> ranked;
-  std::map<JobId, std::vector<int32_t>> job_ranks;  // per job: ranks in its own eviction order
+  std::vector<std::vector<int32_t>> job_ranks;  // per job id: ranks in its own eviction order
   std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
   Resources reachable;                              // free capacity plus everything entries free
+  // Entries taken by plans committed since the order was built (a prefix of each job's list).
+  std::vector<bool> gone;
+  // Elastic workers are ranked by the queues' shares and the jobs' fulfillment when the order is
+  // built; a committed plan changes both, so such an order is not reused after one.
+  bool has_workers = false;
+  int32_t min_entry_pods = INT32_MAX;  // the fewest pods of any entry: no node costs fewer
 };
 
 // Protected whatever the hooks say: annotated volcano.sh/preemptable "false", or its eviction
@@ -64,6 +70,7 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
                              const VictimPolicy& policy, const std::vector<bool>& scalable) {
   VictimOrder order;
   order.node_ranks.resize(session.nodes().size());
+  order.job_ranks.resize(session.cluster().jobs.size());
   order.reachable = FreeCapacity(session);
   std::map<JobId, std::vector<TaskId>> worker_lists;
   std::vector<Entry> whole;
@@ -178,6 +185,11 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
   }
   std::sort(keys.begin(), keys.end());
   for (const auto& key : keys) add(std::move(whole[std::get<5>(key)]));
+  order.gone.assign(order.ranked.size(), false);
+  for (const Entry& e : order.ranked) {
+    order.min_entry_pods = std::min(order.min_entry_pods, static_cast<int32_t>(e.tasks.size()));
+  }
+  order.has_workers = !worker_lists.empty();
 
   for (size_t r = 0; r < order.ranked.size(); ++r) {
     NodeId last = kNoId;
@@ -200,6 +212,36 @@ struct VictimOrderCache::Entries {
 VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
 void VictimOrderCache::Clear() { entries_->orders.clear(); }
+
+void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
+  // A budget shared by several jobs allows less for each once one of them lost pods.
+  if (!session.cluster().disruption_budgets.empty()) return Clear();
+  std::set<JobId> victim_jobs;
+  for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
+  for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
+    VictimOrder& order = it->second;
+    if (order.has_workers) {
+      it = entries_->orders.erase(it);
+      continue;
+    }
+    // An entry with a pod no longer placed is gone; what the victims free is free capacity now,
+    // less what the plan pipelined (the free part of `reachable` follows FreeCapacity).
+    for (JobId job : victim_jobs) {
+      for (int32_t r : order.job_ranks[job]) {
+        const Entry& e = order.ranked[r];
+        if (order.gone[r] || std::all_of(e.tasks.begin(), e.tasks.end(), [&](TaskId t) {
+              return IsPlaced(session.task(t).status);
+            })) {
+          continue;
+        }
+        order.gone[r] = true;
+        order.reachable -= e.freed;
+      }
+    }
+    UpdateFreeCapacity(session, plan, order.reachable);
+    ++it;
+  }
+}
 
 std::vector<bool> ScalableJobs(const Session& session) {
   std::vector<bool> scalable(session.cluster().jobs.size());
@@ -235,7 +277,7 @@ void RelieveStarvingJobs(Session& session, std::string_view action, const Starvi
       continue;
     }
     statement.Commit();
-    orders.Clear();
+    orders.Committed(session, plan);
     SettleVictims(session, plan);
     if (handler.settled) handler.settled(plan, /*committed=*/true);
     LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
@@ -254,6 +296,24 @@ void SettleVictims(Session& session, const VictimPlan& plan) {
 
 std::string EvictionReason(std::string_view verb, const JobInfo& starving) {
   return StrCat(verb, " ", starving.namespace_, "/", starving.name);
+}
+
+void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resources& free) {
+  // Per touched node: its future idle now, and before the plan (victims were not releasing yet,
+  // the placements not promised), each clamped at zero as FreeCapacity counts them.
+  std::map<NodeId, Resources> change;  // what the plan added to the node's future idle
+  for (TaskId v : plan.victims) change[session.task(v).node] += session.task(v).request;
+  for (const auto& [task, node] : plan.placements) change[node] -= session.task(task).request;
+  for (const auto& [id, delta] : change) {
+    const NodeInfo& node = session.node(id);
+    if (!node.schedulable) continue;
+    Resources now = node.FutureIdle();
+    Resources before = now - delta;
+    now.ClampNegativeToZero();
+    before.ClampNegativeToZero();
+    free += now;
+    free -= before;
+  }
 }
 
 Resources FreeCapacity(const Session& session) {
@@ -301,10 +361,20 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     }
   }
 
-  std::map<JobId, int32_t> taken;  // per victim job: how many entries of its list this plan took
-  auto entries_taken = [&](JobId victim) {
-    auto it = taken.find(victim);
-    return it == taken.end() ? 0 : it->second;
+  // Per victim job: how many entries of its list are taken, by this plan or by plans committed
+  // since the order was built (those lead the list).
+  std::vector<int32_t> taken(session.cluster().jobs.size(), -1);  // -1: not looked at yet
+  auto entries_taken = [&](JobId victim) -> int32_t& {
+    int32_t& count = taken[victim];
+    if (count < 0) {
+      count = 0;
+      const VictimOrder& order = ensure_order();
+      for (int32_t r : order.job_ranks[victim]) {
+        if (!order.gone[r]) break;
+        ++count;
+      }
+    }
+    return count;
   };
   auto is_taken = [&](const Entry& e) { return e.position < entries_taken(e.job); };
   // What taking entry `rank` takes when its job's entries before position `first` are gone
@@ -317,7 +387,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   auto cost_from = [&](int32_t rank, int32_t first, NodeId node) {
     const VictimOrder& order = ensure_order();
     const Entry& e = order.ranked[rank];
-    const std::vector<int32_t>& ranks = order.job_ranks.at(e.job);
+    const std::vector<int32_t>& ranks = order.job_ranks[e.job];
     Cost cost;
     for (int32_t p = first; p <= e.position; ++p) {
       const Entry& step = order.ranked[ranks[p]];
@@ -339,8 +409,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   auto take_through = [&](int32_t rank) {
     const VictimOrder& order = ensure_order();
     const Entry& e = order.ranked[rank];
-    int32_t& done = taken[e.job];
-    const std::vector<int32_t>& ranks = order.job_ranks.at(e.job);
+    int32_t& done = entries_taken(e.job);
+    const std::vector<int32_t>& ranks = order.job_ranks[e.job];
     for (; done <= e.position; ++done) {
       const Entry& step = order.ranked[ranks[done]];
       for (TaskId victim : step.tasks) {
@@ -389,18 +459,16 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     std::vector<int32_t> needed;
     std::map<JobId, int32_t> through;                  // per job: entries this node's walk takes
     std::map<QueueId, Resources> walk_freed;           // per victim queue: what this walk takes
-    for (NodeId id = 0; id < static_cast<NodeId>(session.nodes().size()); ++id) {
-      const std::vector<int32_t>& ranks = order.node_ranks[id];
-      if (ranks.empty()) continue;
+    auto visit = [&](NodeId id) {
       const NodeInfo& candidate = session.node(id);
-      if (!candidate.schedulable || candidate.pod_count >= candidate.max_pods) continue;
-      if (!session.Predicate(task, candidate).ok()) continue;
+      if (!candidate.schedulable || candidate.pod_count >= candidate.max_pods) return;
+      if (!session.Predicate(task, candidate).ok()) return;
       Resources available = candidate.FutureIdle();
       int32_t pods = 0;
       through.clear();
       walk_freed.clear();
       needed.clear();
-      for (int32_t r : ranks) {
+      for (int32_t r : order.node_ranks[id]) {
         const Entry& e = order.ranked[r];
         if (is_taken(e)) continue;
         auto [it, inserted] = through.emplace(e.job, entries_taken(e.job));
@@ -415,13 +483,28 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         pods += cost.pods;
         needed.push_back(r);
         if (!task.request.FitsIn(available)) continue;
-        if (best == kNoId || pods < best_pods || (pods == best_pods && r < best_rank)) {
+        if (best == kNoId || pods < best_pods || (pods == best_pods && (r < best_rank || (r == best_rank && id < best)))) {
           best = id;
           best_pods = pods;
           best_rank = r;
           best_needed = needed;
         }
-        break;
+        return;
+      }
+    };
+    // Nodes in the rank order of their live entries: a node is (pods, rank of its last needed
+    // entry) at best (its first live entry's rank, the smallest entry's pods), so once a node
+    // costs no more pods than the smallest entry has, no node first met at a later rank beats it.
+    std::vector<bool> visited(session.nodes().size(), false);
+    for (int32_t r = 0; r < static_cast<int32_t>(order.ranked.size()); ++r) {
+      if (best != kNoId && best_pods <= order.min_entry_pods && r > best_rank) break;
+      const Entry& e = order.ranked[r];
+      if (is_taken(e)) continue;
+      for (TaskId v : e.tasks) {
+        const NodeId id = session.task(v).node;
+        if (id == kNoId || visited[id]) continue;
+        visited[id] = true;
+        visit(id);
       }
     }
     if (best == kNoId) {

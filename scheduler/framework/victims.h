@@ -90,12 +90,16 @@ struct VictimPlan {
 // Victim orders of one action, reused across starving jobs that share a key (the caller's: e.g.
 // the queue, and the priority for preempt). A starving job is never a victim and failed plans
 // are discarded, so until a plan commits the order depends only on what the key captures. Call
-// Clear() after committing a plan.
+// Committed() after committing a plan: orders of whole jobs only are kept, with the entries the
+// plan took marked gone (whole-job ranks are fixed: group, priority, start, size, name); orders
+// with elastic workers (ranked by shares that the plan moved) are dropped, and so is every
+// order when the session has PodDisruptionBudgets (a shared budget allows less after it).
 class VictimOrderCache {
  public:
   VictimOrderCache();
   ~VictimOrderCache();
   void Clear();
+  void Committed(const Session& session, const VictimPlan& plan);
   struct Entries;  // defined where the orders are built
   Entries& entries() { return *entries_; }
 
@@ -140,6 +144,8 @@ std::string EvictionReason(std::string_view verb, const JobInfo& starving);
 
 // Free capacity on schedulable nodes (idle and releasing, less promises), clamped at zero.
 Resources FreeCapacity(const Session& session);
+// FreeCapacity after `plan` was committed, from `free` before it: only the nodes it touched.
+void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resources& free);
 
 }  // namespace lahar
 

@@ -5,7 +5,13 @@
 // machine, a bare first-fit loop over the same nodes and pods with no framework at all: the
 // ratio says what the framework's ordering, plugins and transactions cost.
 //
-//   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N]
+//   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N] [--config FILE]
+//
+// With --starving N (issue 10): every node full of running gangs of one queue that borrowed the
+// whole cluster, and N starving gangs of three other queues, each needing one node's worth: one
+// session of the default configuration, where reclaim takes back one whole gang per starving job
+// (N plans, N evictions of 4 pods). The baseline in the same run is the same session without
+// the evicting actions (enqueue, allocate, backfill), which only finds that nothing fits.
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -15,6 +21,7 @@
 #include <cstring>
 #include <string>
 
+#include "api/log.h"
 #include "api/strings.h"
 #include "cache/cluster_cache.h"
 #include "scheduler/builtins.h"
@@ -89,6 +96,108 @@ void BuildCluster(ClusterCache& cache, int nodes, int gangs) {
   }
 }
 
+// Nodes of 64 cpu and 8 GPUs, each full with one running gang of queue-0 (4 pods of 16 cpu and
+// 2 GPUs), and `starving` gangs of the same shape in queue-1..3, admitted and waiting.
+void BuildStarvingCluster(ClusterCache& cache, int nodes, int starving) {
+  for (int q = 0; q < 4; ++q) {
+    Queue queue;
+    queue.meta.name = StrCat("queue-", q);
+    cache.UpsertQueue(std::move(queue));
+  }
+  const Resources request = Make(16000, 64, 2);
+  auto add_gang = [&](const std::string& name, const std::string& queue, const std::string& node, int64_t start) {
+    PodGroup pg;
+    pg.meta.name = name;
+    pg.meta.namespace_ = "bench";
+    pg.meta.uid = name;
+    pg.min_member = 4;
+    pg.queue = queue;
+    pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+    for (int p = 0; p < 4; ++p) {
+      Pod pod;
+      pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
+      pod.meta.namespace_ = "bench";
+      pod.meta.uid = pod.meta.name;
+      pod.meta.annotations[kGroupNameAnnotation] = name;
+      pod.scheduler_name = "lahar";
+      pod.requests = request;
+      pod.limits = request;
+      pod.node_name = node;
+      if (!node.empty()) {
+        pod.phase = PodPhase::kRunning;
+        pod.start_time_ms = start;
+      }
+      pg.min_resources += request;
+      cache.UpsertPod(std::move(pod));
+    }
+    cache.UpsertPodGroup(std::move(pg));
+  };
+  for (int i = 0; i < nodes; ++i) {
+    Node node;
+    node.meta.name = StrFormat("node-%05d", i);
+    node.meta.labels[kHostnameLabel] = node.meta.name;
+    node.allocatable = Make(64000, 512, 8);
+    node.allocatable.Set(kPods, 110);
+    node.capacity = node.allocatable;
+    cache.UpsertNode(std::move(node));
+    add_gang(StrFormat("running-%05d", i), "queue-0", StrFormat("node-%05d", i), i);
+  }
+  for (int g = 0; g < starving; ++g) add_gang(StrFormat("starving-%05d", g), StrCat("queue-", 1 + g % 3), "", 0);
+}
+
+constexpr char kNoEvictionsConfig[] = R"(
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+  - name: elastic
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+// One session of `config_text` over the cache, best of `repeat`: seconds and the cycle's result.
+std::pair<double, CycleResult> BestSession(const ClusterCache& cache, std::string_view config_text, int repeat) {
+  auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
+    std::exit(1);
+  }
+  double best = 1e9;
+  CycleResult last;
+  for (int r = 0; r < repeat; ++r) {
+    ClusterSnapshot snapshot = cache.Snapshot(1'000'000);
+    auto start = std::chrono::steady_clock::now();
+    auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!result.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(result.status().message()).c_str());
+      std::exit(1);
+    }
+    last = *std::move(result);
+  }
+  return {best, std::move(last)};
+}
+
+int StarvingMain(int nodes, int starving, int repeat, const std::string& config_text) {
+  if (std::getenv("LAHAR_BENCH_V") != nullptr) SetLogVerbosity(std::atoi(std::getenv("LAHAR_BENCH_V")));
+  ClusterCache cache;
+  BuildStarvingCluster(cache, nodes, starving);
+  auto [session, result] = BestSession(cache, config_text, repeat);
+  auto [baseline, unused] = BestSession(cache, kNoEvictionsConfig, repeat);
+  std::printf("cluster: %d nodes full of running gangs of queue-0, %d starving gangs in queue-1..3\n", nodes,
+              starving);
+  std::printf("session:   %.1f ms, %zu pods evicted for the starving gangs (best of %d)\n", session * 1e3,
+              result.evicts.size(), repeat);
+  std::printf("baseline:  %.1f ms without the evicting actions (enqueue, allocate, backfill)\n", baseline * 1e3);
+  std::printf("ratio:     %.2fx the baseline session\n", session / baseline);
+  return 0;
+}
+
 // The baseline: first fit over a flat array, no ordering, no plugins, no transactions.
 int64_t FirstFit(const ClusterSnapshot& snapshot) {
   std::vector<Resources> free;
@@ -114,7 +223,7 @@ double Since(std::chrono::steady_clock::time_point start) {
 }
 
 int Main(int argc, char** argv) {
-  int nodes = 5000, gangs = 5000, repeat = 3;
+  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0;
   std::string config_text(DefaultSchedulerConfigYaml());
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--config")) {  // another configuration, e.g. without reclaim
@@ -126,7 +235,9 @@ int Main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--gangs")) gangs = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--starving")) starving = std::atoi(argv[i + 1]);
   }
+  if (starving > 0) return StarvingMain(nodes, starving, repeat, config_text);
   ClusterCache cache;
   BuildCluster(cache, nodes, gangs);
   auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());

@@ -1,0 +1,60 @@
+#include "plugins/sla/sla.h"
+
+#include <optional>
+
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+namespace {
+
+constexpr char kWaitingTimeKey[] = "sla-waiting-time";
+
+class SlaPlugin : public Plugin {
+ public:
+  explicit SlaPlugin(Millis waiting_time) : waiting_time_(waiting_time) {}
+
+  std::string_view Name() const override { return "sla"; }
+
+  void OnSessionOpen(Session& session) override {
+    const Millis now = session.cluster().now;
+    const Millis default_limit = waiting_time_;
+    // The job's deadline when it is past it, else nullopt.
+    auto overdue_since = [now, default_limit](const JobInfo& job) -> std::optional<Millis> {
+      const Millis limit = job.sla_waiting_time >= 0 ? job.sla_waiting_time : default_limit;
+      if (limit < 0) return std::nullopt;
+      const Millis deadline = job.creation_timestamp * 1000 + limit;
+      if (now < deadline) return std::nullopt;
+      return deadline;
+    };
+    session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) {
+      return overdue_since(job).has_value() ? kPermit : kAbstain;
+    });
+    session.AddJobOrderFn([overdue_since](const JobInfo& l, const JobInfo& r) {
+      const std::optional<Millis> left = overdue_since(l);
+      const std::optional<Millis> right = overdue_since(r);
+      if (!left && !right) return 0;
+      if (!right) return -1;
+      if (!left) return 1;
+      return *left < *right ? -1 : (*left > *right ? 1 : 0);
+    });
+  }
+
+ private:
+  const Millis waiting_time_;  // -1: only annotated jobs have a limit
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& arguments) {
+  RETURN_IF_ERROR(arguments.ExpectOnly({kWaitingTimeKey}));
+  ASSIGN_OR_RETURN(Millis waiting_time, arguments.GetDuration(kWaitingTimeKey, -1));
+  if (arguments.Has(kWaitingTimeKey) && waiting_time <= 0) {
+    return absl::InvalidArgumentError(
+        StrCat(arguments.owner(), ": argument ", kWaitingTimeKey, " must be a positive duration"));
+  }
+  return std::make_unique<SlaPlugin>(waiting_time);
+}
+
+}  // namespace lahar
