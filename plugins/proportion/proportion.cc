@@ -338,12 +338,23 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
   std::vector<bool> met(n, false);
   Amounts remaining = ToAmounts(total, dims);
   if (kPods < dims) remaining[kPods] = 0;
-  std::vector<bool> fixed(n, false);  // explicit deserved: taken as is
+  // A resource a queue's `deserved` names is taken as written (capped by capability); the
+  // resources it does not name are shared out by weight like any other queue's (spec 2.1).
+  std::vector<std::vector<bool>> fixed(n, std::vector<bool>(dims, false));
   for (size_t q = 0; q < n; ++q) {
     if (queues[q].deserved.IsZero()) continue;
-    deserved[q] = ToAmounts(CapBy(queues[q].deserved, queues[q].capability), dims);
-    met[q] = fixed[q] = true;
-    for (size_t d = 0; d < dims; ++d) remaining[d] = std::max(0.0, remaining[d] - deserved[q][d]);
+    const Amounts written = ToAmounts(CapBy(queues[q].deserved, queues[q].capability), dims);
+    bool all_named = true;
+    for (size_t d = 0; d < dims; ++d) {
+      if (queues[q].deserved.Get(static_cast<ResourceId>(d)) <= 0 && d != kPods) {
+        all_named = all_named && remaining[d] <= 0;  // a resource nobody has needs no share
+        continue;
+      }
+      fixed[q][d] = true;
+      deserved[q][d] = written[d];
+      remaining[d] = std::max(0.0, remaining[d] - written[d]);
+    }
+    met[q] = all_named;
   }
 
   // Every round either satisfies a queue or hands out what remains to queues that can take it;
@@ -356,7 +367,9 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
     if (total_weight == 0) {
       for (size_t q = 0; q < n; ++q) {
         if (met[q]) continue;
-        for (size_t d = 0; d < dims; ++d) deserved[q][d] = std::max(deserved[q][d], minimum[q][d]);
+        for (size_t d = 0; d < dims; ++d) {
+          if (!fixed[q][d]) deserved[q][d] = std::max(deserved[q][d], minimum[q][d]);
+        }
       }
       break;
     }
@@ -368,6 +381,7 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
       bool satisfied = true;
       bool unchanged = true;
       for (size_t d = 0; d < dims; ++d) {
+        if (fixed[q][d]) continue;
         const double old = deserved[q][d];
         double next = old + before[d] * fraction;
         next = std::min({next, cap[q][d], request[q][d]});
@@ -405,7 +419,7 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
       auto whole = static_cast<int64_t>(std::floor(exact));
       if (exact - static_cast<double>(whole) >= 1 - noise) ++whole;
       out[q].Set(id, whole);
-      if (!fixed[q]) {
+      if (!fixed[q][d]) {
         exact_sum += exact;
         floor_sum += whole;
         const double fraction = exact - static_cast<double>(whole);

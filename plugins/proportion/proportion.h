@@ -52,11 +52,12 @@ struct QueueDemand {
   Resources capability;  // hard ceiling; a zero amount means that resource is not capped
   Resources guarantee;   // always reserved for the queue
   Resources request;     // what the queue's jobs ask for
-  Resources deserved;    // set in the Queue spec: taken as is (capped by capability); zero: computed
+  Resources deserved;    // set in the Queue spec: the resources named are taken as is (capped by
+                         // capability), the others computed
 };
 
 // Volcano's water-filling. Queues with an explicit `deserved` get it (capped by capability)
-// first. The rest of `total` is then handed out in rounds: each round gives every queue not yet
+// first, in the resources it names; the resources it does not name are shared out by weight. The rest of `total` is then handed out in rounds: each round gives every queue not yet
 // satisfied remaining × weight / (sum of those queues' weights), caps the queue at its real
 // capability (min(capability, total - sum of all guarantees + its own guarantee)) and at its
 // request, and floors it at its guarantee. A queue is satisfied when its request fits in its

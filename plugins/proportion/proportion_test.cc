@@ -95,6 +95,18 @@ TEST_CASE("an explicit deserved in the Queue spec is taken as is, capped by capa
   CHECK(Gpus(d[1]) == 5);  // 12 - 5 - 2
 }
 
+TEST_CASE("a deserved that names some resources is written for those and shared by weight for the rest") {
+  // Queue 0 names cpu only: 20 of 48 cpu are its; the 12 GPUs are split 1:1 with queue 1 as if
+  // it had named nothing (spec 2.1: a resource its deserved does not name is not limited by it).
+  auto d = ComputeDeservedShares(Res("cpu=48,nvidia.com/gpu=12"),
+                                 {Demand(1, "cpu=40,nvidia.com/gpu=20", "", "", "cpu=20"),
+                                  Demand(1, "cpu=100,nvidia.com/gpu=20")});
+  CHECK(d[0].Get(kCpu) == 20'000);
+  CHECK(d[1].Get(kCpu) == 28'000);  // what remains of the cpu
+  CHECK(Gpus(d[0]) == 6);
+  CHECK(Gpus(d[1]) == 6);
+}
+
 TEST_CASE("units left over by rounding go to the largest remainders, so none is lost") {
   auto d = ComputeDeservedShares(Res("nvidia.com/gpu=10"),
                                  {Demand(1, "nvidia.com/gpu=10"), Demand(2, "nvidia.com/gpu=10")});
