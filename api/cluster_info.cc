@@ -143,4 +143,24 @@ NodeId ClusterSnapshot::FindNode(std::string_view name) const {
   return kNoId;
 }
 
+void CheckQueueGuarantees(std::vector<QueueInfo>& queues, const Resources& total) {
+  Resources guaranteed;
+  for (const QueueInfo& q : queues) {
+    if (q.parent == kNoId && q.broken.empty()) guaranteed += q.guarantee;
+  }
+  std::string over;
+  for (const auto& [id, amount] : guaranteed.NonZero()) {
+    if (id != kPods && amount > total.Get(id)) {
+      StrAppend(&over, over.empty() ? "" : ", ", ResourceName(id), " ", amount, " > ", total.Get(id));
+    }
+  }
+  if (over.empty()) return;
+  for (QueueInfo& q : queues) {
+    if (q.parent != kNoId || !q.broken.empty() || q.guarantee.IsZero()) continue;
+    StrAppend(&q.warning, q.warning.empty() ? "" : "; ", "queue ", q.name,
+              ": the guarantees of the top-level queues add up to more than the cluster has (", over,
+              "); each is honoured only as far as the cluster holds it");
+  }
+}
+
 }  // namespace lahar

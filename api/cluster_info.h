@@ -192,6 +192,10 @@ struct ClusterSnapshot {
 // parent's (with a warning). Queues must have ids 0..n-1 in vector order.
 void LinkQueueTree(std::vector<QueueInfo>& queues, const std::vector<std::string>& parents);
 
+// Adds a warning to every top-level queue with a guarantee when the top-level guarantees add up
+// to more than `total` (the schedulable nodes' allocatable) in some resource.
+void CheckQueueGuarantees(std::vector<QueueInfo>& queues, const Resources& total);
+
 }  // namespace lahar
 
 #endif  // LAHAR_API_CLUSTER_INFO_H_

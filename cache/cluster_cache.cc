@@ -337,6 +337,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     node_ids[ToAbsl(node->meta.name)] = info.id;
     snap.nodes.push_back(std::move(info));
   }
+  CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   auto find_node = [&](const std::string& name) -> NodeId {
     auto it = node_ids.find(ToAbsl(name));
     return it == node_ids.end() ? kNoId : it->second;

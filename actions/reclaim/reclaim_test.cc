@@ -159,6 +159,25 @@ TEST_CASE("reclaim: refused when the waiting min exceeds the reclaiming queue's 
   CHECK(RunSession(b, kCapacityConfig).evicts.empty());
 }
 
+TEST_CASE("guarantees beyond the cluster: a warning on the queues, nothing evicted because of it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8");
+  b.Queue("a", 1, "", "nvidia.com/gpu=8").Queue("b", 1, "", "nvidia.com/gpu=8");
+  b.Job("a-job", {.queue = "a", .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  b.Running("a-job-w-0", "n1");
+  b.Job("b-job", {.queue = "b", .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+  b.Job("b-small", {.queue = "b", .tasks = {{"w", 1, "cpu=1"}}});
+  const ClusterSnapshot snapshot = b.Snapshot();
+  const QueueInfo& a = snapshot.queues[snapshot.FindQueue("a")];
+  CHECK(a.warning ==
+        "queue a: the guarantees of the top-level queues add up to more than the cluster has (nvidia.com/gpu 16 > 8); "
+        "each is honoured only as far as the cluster holds it");
+  CHECK(snapshot.queues[snapshot.FindQueue("default")].warning.empty());  // no guarantee of its own
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.evicts.empty());                            // a's guarantee is all it holds
+  CHECK(out.binds.count("default/b-small-w-0") == 1);  // the rest is scheduled
+}
+
 TEST_CASE("reclaim: a queue's guarantee is never taken, even above what it deserves") {
   // a deserves 4 but is guaranteed 8: of its 16, 8 can go back (12 would leave it at its
   // deserved share, below its guarantee); b (deserving 16) wants 12.

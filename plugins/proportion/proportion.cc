@@ -112,10 +112,6 @@ class QueueSharePlugin : public Plugin {
 
     Resources free_of_guarantees = total - total_guarantee;
     free_of_guarantees.ClampNegativeToZero();
-    if (!total_guarantee.LessEqual(total)) {
-      LAHAR_WARN(Name()) << "queue guarantees add up to " << total_guarantee.DebugString()
-                         << ", more than the cluster's " << total.DebugString();
-    }
     for (const QueueInfo& queue : cluster.queues) {
       QueueState& q = queues_[queue.id];
       q.real_capability = CapBy(free_of_guarantees + queue.guarantee, queue.capability);

@@ -329,7 +329,7 @@ class SchedulerDaemon::Impl {
   }
 
   // A queue tree that does not hold together (a missing parent, a cycle) or that was mended (a
-  // capability above its parent's) is logged and gets a Warning Event on the Queue, once per
+  // capability above its parent's; guarantees beyond the cluster) is logged and gets a Warning Event on the Queue, once per
   // distinct problem; its jobs wait with the same words and the rest of the cluster is scheduled.
   void ReportQueueTree(const std::vector<QueueInfo>& queues) {
     for (const QueueInfo& queue : queues) {
@@ -340,7 +340,7 @@ class SchedulerDaemon::Impl {
       if (problem.empty()) continue;
       LAHAR_WARN("queues") << problem;
       PostEvent(EventSpec{"Queue", kVolcanoApi, "default", "", queue.name, "", "Warning",
-                          queue.broken.empty() ? "QueueCapped" : "InvalidQueueTree", problem});
+                          queue.broken.empty() ? "QueueWarning" : "InvalidQueueTree", problem});
     }
   }
 
