@@ -1,0 +1,430 @@
+#include "scheduler/framework/victims.h"
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/strings.h"
+#include "scheduler/framework/statement.h"
+#include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using Strings = std::vector<std::string>;
+
+// Gang only: no predicates, scores, victim hooks or queue limits, so the planner's own rules
+// decide. Nodes sort by name (n1 is node 0), jobs by namespace/name.
+constexpr std::string_view kConfig = "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n";
+
+// With the elastic plugin: fulfillment order and the cooldown (60s).
+constexpr std::string_view kElasticConfig =
+    "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n  - name: elastic\n";
+
+VictimPolicy Policy(VictimKind kind = VictimKind::kWholeJob) {
+  VictimPolicy policy;
+  policy.kind = [kind](const JobInfo&) { return kind; };
+  policy.reason = "test-for default/s";
+  return policy;
+}
+
+// A plan in names: victims in eviction order, placements as pod@node.
+struct Planned {
+  bool fits = false;
+  Strings victims;
+  Strings placements;
+  Strings whole_jobs;
+  VictimPlan raw;
+};
+
+Planned Names(const Session& s, const VictimPlan& plan) {
+  Planned out{plan.fits, {}, {}, {}, plan};
+  for (TaskId t : plan.victims) out.victims.push_back(s.task(t).name());
+  for (const auto& [t, n] : plan.placements) out.placements.push_back(StrCat(s.task(t).name(), "@", s.node(n).name()));
+  for (JobId j : plan.whole_jobs) out.whole_jobs.push_back(s.job(j).name);
+  return out;
+}
+
+// Plans job default/<job> in `statement` (left as the plan left it).
+Planned PlanIn(testing::SessionFixture& s, Statement& statement, std::string_view job, const VictimPolicy& policy,
+               VictimOrderCache* cache = nullptr) {
+  Session& session = s.session();
+  VictimPlan plan = PlanForStarvingJob(session, statement, s.job(StrCat("default/", job)).id, policy,
+                                       ScalableJobs(session), cache);
+  return Names(session, plan);
+}
+
+// Plans job default/<job> on a fresh session of `b` and discards the statement.
+Planned Plan(const ClusterBuilder& b, std::string_view job, const VictimPolicy& policy = Policy(),
+             std::string_view config = kConfig) {
+  testing::SessionFixture s(b, config);
+  Statement statement(s.session());
+  return PlanIn(s, statement, job, policy);
+}
+
+void EditPod(ClusterBuilder& b, std::string_view pod, const std::function<void(Pod&)>& edit) {
+  Pod copy = *b.cache().FindPod(StrCat("default/", pod));
+  edit(copy);
+  b.cache().UpsertPod(std::move(copy));
+}
+
+void StartedAt(ClusterBuilder& b, std::string_view pod, int64_t ms) {
+  EditPod(b, pod, [ms](Pod& p) { p.start_time_ms = ms; });
+}
+
+void Unpreemptable(ClusterBuilder& b, std::string_view pod) {
+  EditPod(b, pod, [](Pod& p) { p.meta.annotations[kPreemptableAnnotation] = "false"; });
+}
+
+// Task states and node usage, to check that a discarded plan left nothing behind.
+std::string Cluster(const Session& s) {
+  std::string out;
+  for (const TaskInfo& t : s.cluster().tasks) StrAppend(&out, t.name(), ":", TaskStatusName(t.status), " ");
+  for (const NodeInfo& n : s.cluster().nodes) {
+    StrAppend(&out, n.name(), ":", n.used.DebugString(), "/", n.releasing.DebugString(), "/",
+              n.pipelined.DebugString(), " ");
+  }
+  return out;
+}
+
+TEST_CASE("a plan that does not fit is discarded and evicts nothing") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=2");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=4"}}}).Running("a-w-0", "n1");
+  b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}}).Running("b-w-0", "n2");
+  b.Job("s", {.min = 2, .tasks = {{"w", 2, "cpu=3"}}});   // 6 of the 6 takeable, but not per node
+  b.Job("huge", {.tasks = {{"w", 1, "cpu=7"}}});           // more than all takeable
+  testing::SessionFixture s(b, kConfig);
+  const std::string before = Cluster(s.session());
+  {
+    Statement statement(s.session());
+    const Planned plan = PlanIn(s, statement, "s", Policy());
+    // s-w-0 went to n1 for a; nothing frees 3 for s-w-1.
+    CHECK_FALSE(plan.fits);
+    CHECK(plan.victims == Strings{"a-w-0"});
+    CHECK(plan.placements == Strings{"s-w-0@n1"});
+    statement.Discard();
+  }
+  CHECK(Cluster(s.session()) == before);
+  CHECK(s->evictions().empty());
+  Statement statement(s.session());
+  const Planned plan = PlanIn(s, statement, "huge", Policy());
+  CHECK_FALSE(plan.fits);
+  CHECK(statement.empty());
+}
+
+TEST_CASE("elastic workers go first, highest index first, and a job keeps its min unless taken whole") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  b.Job("s2", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.Job("s3", {.tasks = {{"w", 1, "cpu=3"}}});
+  // 2 workers free cpu=2, as many pods as taking g whole: the workers rank first.
+  Planned two = Plan(b, "s2");
+  CHECK(two.fits);
+  CHECK(two.victims == Strings{"el-w-3", "el-w-2"});
+  CHECK(two.placements == Strings{"s2-w-0@n1"});
+  CHECK(two.whole_jobs.empty());
+  // Workers only: cpu=2 is all el can give without going below min 2.
+  Planned workers_only = Plan(b, "s3", Policy(VictimKind::kElasticWorkers));
+  CHECK_FALSE(workers_only.fits);
+  CHECK(workers_only.victims.empty());
+  // Whole jobs allowed: el (first by name) is taken whole, its workers first.
+  Planned three = Plan(b, "s3");
+  CHECK(three.fits);
+  CHECK(three.victims == Strings{"el-w-3", "el-w-2", "el-w-0", "el-w-1"});
+  CHECK(three.whole_jobs == Strings{"el"});
+}
+
+TEST_CASE("workers of the most fulfilled job go first, fulfillment re-evaluated after each") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=7");
+  b.Job("a", {.tasks = {{"w", 4, "cpu=1"}}}).RunningRange("a", "w", 0, 3, "n1");  // 3/3
+  b.Job("b", {.tasks = {{"w", 5, "cpu=1"}}}).RunningRange("b", "w", 0, 2, "n1");  // 2/4
+  b.Job("s", {.tasks = {{"w", 1, "cpu=4"}}});
+  // a 3/3 -> a-w-3 -> 2/3 -> a-w-2 -> 1/3 < b 2/4 -> b-w-2 -> 1/4 < a 1/3 -> a-w-1.
+  const Planned plan = Plan(b, "s", Policy(VictimKind::kElasticWorkers), kElasticConfig);
+  CHECK(plan.fits);
+  CHECK(plan.victims == Strings{"a-w-3", "a-w-2", "b-w-2", "a-w-1"});
+}
+
+TEST_CASE("workers inside their cooldown are offered only when the policy includes them, after the others") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=5");
+  b.Job("a", {.tasks = {{"w", 3, "cpu=1"}}}).RunningRange("a", "w", 0, 2, "n1");  // 2/2, in cooldown
+  b.Job("b", {.tasks = {{"w", 3, "cpu=1"}}}).RunningRange("b", "w", 0, 1, "n1");  // 1/2
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.LastScaled("a", 0);
+  VictimPolicy policy = Policy(VictimKind::kElasticWorkers);
+  const Planned outside = Plan(b, "s", policy, kElasticConfig);
+  CHECK_FALSE(outside.fits);
+  CHECK(outside.victims.empty());
+  policy.include_cooldown = true;
+  CHECK(Plan(b, "s", policy, kElasticConfig).victims == Strings{"b-w-1", "a-w-2"});
+}
+
+TEST_CASE("a queue without room takes its own queue's entries first, when the policy allows it") {
+  ClusterBuilder b;
+  b.Queue("qa", 1).Node("n1", "cpu=2").Node("n2", "cpu=2");
+  b.Job("a", {.queue = "qa", .tasks = {{"w", 1, "cpu=2"}}}).Running("a-w-0", "n1");  // rank 0
+  b.Job("x", {.tasks = {{"w", 1, "cpu=2"}}}).Running("x-w-0", "n2");                  // rank 1, queue default
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  testing::SessionFixture s(b, kConfig);
+  const TaskInfo& x = s.task("default/x-w-0");
+  VictimPolicy policy = Policy();
+  policy.room = [&x](const TaskInfo&) { return x.status == TaskStatus::kReleasing; };
+  {
+    Statement statement(s.session());
+    const Planned plan = PlanIn(s, statement, "s", policy);
+    CHECK(plan.fits);
+    CHECK(plan.victims == Strings{"x-w-0"});
+    CHECK(plan.placements == Strings{"s-w-0@n2"});  // where x made room, without more evictions
+  }
+  policy.make_room_in_own_queue = false;
+  Statement statement(s.session());
+  const Planned plan = PlanIn(s, statement, "s", policy);
+  CHECK_FALSE(plan.fits);
+  CHECK(statement.empty());
+}
+
+TEST_CASE("whole jobs: lowest priority first") {
+  ClusterBuilder b;
+  b.PriorityClass("high", 100).PriorityClass("low", 10).Node("n1", "cpu=4");
+  b.Job("hi", {.tasks = {{"w", 1, "cpu=2"}}, .priority_class = "high"}).Running("hi-w-0", "n1");
+  b.Job("lo", {.tasks = {{"w", 1, "cpu=2"}}, .priority_class = "low"}).Running("lo-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  CHECK(Plan(b, "s").victims == Strings{"lo-w-0"});
+}
+
+TEST_CASE("whole jobs of equal priority: the most recently started first") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=6");
+  b.Job("j1", {.tasks = {{"w", 1, "cpu=2"}}}).Running("j1-w-0", "n1");
+  b.Job("j2", {.tasks = {{"w", 1, "cpu=2"}}}).Running("j2-w-0", "n1");
+  b.Job("j3", {.tasks = {{"w", 1, "cpu=2"}}}).Running("j3-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  StartedAt(b, "j1-w-0", 1000);
+  StartedAt(b, "j2-w-0", 9000);
+  StartedAt(b, "j3-w-0", 5000);
+  CHECK(Plan(b, "s").victims == Strings{"j2-w-0"});
+  // A pod with no start time yet counts as started now.
+  StartedAt(b, "j2-w-0", -1);
+  StartedAt(b, "j1-w-0", 9000);
+  CHECK(Plan(b, "s").victims == Strings{"j2-w-0"});
+}
+
+TEST_CASE("whole jobs started alike: the fewest pods first, then by name") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=6");
+  b.Job("a", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}}).RunningRange("a", "w", 0, 1, "n1");
+  b.Job("d", {.tasks = {{"w", 1, "cpu=2"}}}).Running("d-w-0", "n1");
+  b.Job("c", {.tasks = {{"w", 1, "cpu=2"}}}).Running("c-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  CHECK(Plan(b, "s").victims == Strings{"c-w-0"});
+}
+
+TEST_CASE("the node where the fewest pods must go wins, whatever their rank") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2").Node("n2", "cpu=2");
+  b.Job("x1", {.tasks = {{"w", 1, "cpu=1"}}}).Running("x1-w-0", "n1");
+  b.Job("x2", {.tasks = {{"w", 1, "cpu=1"}}}).Running("x2-w-0", "n1");
+  b.Job("y", {.tasks = {{"w", 1, "cpu=2"}}}).Running("y-w-0", "n2");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  // n1: x1 (rank 0) and x2 (rank 1), 2 pods; n2: y (rank 2), 1 pod.
+  const Planned plan = Plan(b, "s");
+  CHECK(plan.victims == Strings{"y-w-0"});
+  CHECK(plan.placements == Strings{"s-w-0@n2"});
+}
+
+TEST_CASE("nodes that cost as many pods: the lower rank wins, then the lower node id") {
+  ClusterBuilder b;
+  b.PriorityClass("high", 100).Node("n2", "cpu=2").Node("n1", "cpu=2").Node("n3", "cpu=2");
+  // n1: hi (1 pod, rank 1); n2 and n3: one pod each of g (2 pods, rank 0).
+  b.Job("hi", {.tasks = {{"w", 1, "cpu=2"}}, .priority_class = "high"}).Running("hi-w-0", "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).Running("g-w-0", "n3").Running("g-w-1", "n2");
+  b.Job("s1", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.Job("s2", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});
+  // One pod needs room: n1 costs 1 pod (hi), n2 and n3 cost 2 (g whole).
+  CHECK(Plan(b, "s1").placements == Strings{"s1-w-0@n1"});
+  // After hi, the second pod costs g's 2 pods on n2 or n3: tie on (pods, rank), n2 by id.
+  const Planned two = Plan(b, "s2");
+  CHECK(two.victims == Strings{"hi-w-0", "g-w-0", "g-w-1"});
+  CHECK(two.placements == Strings{"s2-w-0@n1", "s2-w-1@n2"});
+}
+
+TEST_CASE("a job the policy does not offer, or whose queue it refuses, is left alone") {
+  ClusterBuilder b;
+  b.Queue("qa", 1).Queue("qb", 1).Node("n1", "cpu=2").Node("n2", "cpu=2");
+  // a: worker a-w-1 (rank 0), then a-w-0 whole (rank 1); b whole (rank 2).
+  b.Job("a", {.queue = "qa", .tasks = {{"w", 2, "cpu=1"}}}).RunningRange("a", "w", 0, 1, "n1");
+  b.Job("b", {.queue = "qb", .tasks = {{"w", 1, "cpu=2"}}}).Running("b-w-0", "n2");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=1"}}});
+  CHECK(Plan(b, "s").victims == Strings{"a-w-1"});
+
+  VictimPolicy not_a = Policy();
+  not_a.kind = [](const JobInfo& job) { return job.name == "a" ? VictimKind::kNone : VictimKind::kWholeJob; };
+  CHECK(Plan(b, "s", not_a).victims == Strings{"b-w-0"});
+
+  testing::SessionFixture s(b, kConfig);
+  const QueueId qa = s.queue("qa").id;
+  Strings taken;
+  VictimPolicy spare_qa = Policy();
+  spare_qa.admissible = [qa](const JobInfo& victim, const Resources&) { return victim.queue != qa; };
+  spare_qa.on_take = [&taken](const JobInfo& victim, const Resources& freed) {
+    taken.push_back(StrCat(victim.name, " ", freed.DebugString()));
+  };
+  Statement statement(s.session());
+  const Planned plan = PlanIn(s, statement, "s", spare_qa);
+  CHECK(plan.victims == Strings{"b-w-0"});
+  CHECK(plan.placements == Strings{"s-w-0@n2"});
+  CHECK(taken == Strings{"b " + testing::Res("cpu=2").DebugString()});
+}
+
+TEST_CASE("a pod or PodGroup annotated preemptable false is never a victim, and its job never goes whole") {
+  auto cluster = [](bool group_preemptable) {
+    ClusterBuilder b;
+    b.Node("n1", "cpu=2").Node("n2", "cpu=2");
+    // a: a-w-1 is an elastic worker (rank 0), then a-w-0 whole (rank 1); b whole (rank 2).
+    b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .preemptable = group_preemptable}).RunningRange("a", "w", 0, 1, "n1");
+    b.Job("b", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}}).RunningRange("b", "w", 0, 1, "n2");
+    b.Job("s1", {.tasks = {{"w", 1, "cpu=1"}}});
+    b.Job("s2", {.tasks = {{"w", 1, "cpu=2"}}});
+    return b;
+  };
+  const Strings b_whole{"b-w-0", "b-w-1"};
+  SECTION("unprotected: a's worker, then a whole") {
+    ClusterBuilder b = cluster(true);
+    CHECK(Plan(b, "s1").victims == Strings{"a-w-1"});
+    CHECK(Plan(b, "s2").victims == Strings{"a-w-1", "a-w-0"});
+  }
+  SECTION("the worker protected: nothing of a goes (taking a-w-0 would take it first)") {
+    ClusterBuilder b = cluster(true);
+    Unpreemptable(b, "a-w-1");
+    CHECK(Plan(b, "s1").victims == b_whole);
+    CHECK(Plan(b, "s2").victims == b_whole);
+  }
+  SECTION("the master protected: a's worker may go, a never whole") {
+    ClusterBuilder b = cluster(true);
+    Unpreemptable(b, "a-w-0");
+    CHECK(Plan(b, "s1").victims == Strings{"a-w-1"});
+    CHECK(Plan(b, "s2").victims == b_whole);
+  }
+  SECTION("the PodGroup protected: nothing of a goes") {
+    ClusterBuilder b = cluster(false);
+    CHECK(Plan(b, "s1").victims == b_whole);
+  }
+}
+
+TEST_CASE("a protected elastic worker shields the workers ranked after it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=3");
+  b.Job("a", {.tasks = {{"w", 3, "cpu=1"}}}).RunningRange("a", "w", 0, 2, "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=1"}}});
+  const VictimPolicy workers = Policy(VictimKind::kElasticWorkers);
+  CHECK(Plan(b, "s", workers).victims == Strings{"a-w-2"});
+  Unpreemptable(b, "a-w-2");
+  const Planned plan = Plan(b, "s", workers);  // a-w-1 may only go after a-w-2
+  CHECK_FALSE(plan.fits);
+  CHECK(plan.victims.empty());
+}
+
+TEST_CASE("a plan fits only when the pipelined-job hooks agree") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=2"}}}).Running("a-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  testing::SessionFixture s(b, kConfig);
+  s->AddJobPipelinedFn([](const JobInfo& job) { return job.name == "s" ? kReject : kAbstain; });
+  Statement statement(s.session());
+  const Planned plan = PlanIn(s, statement, "s", Policy());
+  CHECK(plan.placements == Strings{"s-w-0@n1"});
+  CHECK_FALSE(plan.fits);
+}
+
+TEST_CASE("whole jobs of a lower group go first, before priority") {
+  ClusterBuilder b;
+  b.PriorityClass("high", 100).Node("n1", "cpu=4");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=2"}}}).Running("a-w-0", "n1");
+  b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}, .priority_class = "high"}).Running("b-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=2"}}});
+  CHECK(Plan(b, "s").victims == Strings{"a-w-0"});
+  VictimPolicy grouped = Policy();
+  grouped.whole_job_group = [](const JobInfo& job) -> int64_t { return job.name == "b" ? 1 : 2; };
+  CHECK(Plan(b, "s", grouped).victims == Strings{"b-w-0"});
+}
+
+TEST_CASE("a cached victim order gives the same plans as a fresh one") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=2");
+  b.Job("a", {.min = 1, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("a", "w", 0, 1, "n1");
+  b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}}).Running("b-w-0", "n2");
+  b.Job("s1", {.min = 2, .tasks = {{"w", 2, "cpu=3"}}});  // takes from n1, then fails
+  b.Job("s2", {.tasks = {{"w", 1, "cpu=4"}}});
+  const Planned fresh = Plan(b, "s2");
+  CHECK(fresh.victims == Strings{"a-w-1", "a-w-0"});
+  CHECK(fresh.placements == Strings{"s2-w-0@n1"});
+
+  testing::SessionFixture s(b, kConfig);
+  VictimOrderCache cache;
+  // The policy is asked about each job when an order is built: counting its calls shows reuse.
+  int asked = 0;
+  VictimPolicy counted = Policy();
+  counted.kind = [&asked](const JobInfo&) {
+    ++asked;
+    return VictimKind::kWholeJob;
+  };
+  {
+    Statement statement(s.session());
+    CHECK_FALSE(PlanIn(s, statement, "s1", counted, &cache).fits);
+    CHECK_FALSE(statement.empty());
+    statement.Discard();
+  }
+  CHECK(asked == 2);  // a and b
+  Statement statement(s.session());
+  const Planned cached = PlanIn(s, statement, "s2", counted, &cache);
+  CHECK(asked == 2);  // the same order, reused
+  CHECK(cached.fits);
+  CHECK(cached.victims == fresh.victims);
+  CHECK(cached.placements == fresh.placements);
+  CHECK(cached.whole_jobs == fresh.whole_jobs);
+}
+
+TEST_CASE("after a committed plan, a cached order of whole jobs gives the same plan as a fresh one") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2").Node("n2", "cpu=2").Node("n3", "cpu=2");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=2"}}}).Running("a-w-0", "n1");
+  b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}}).Running("b-w-0", "n2");
+  b.Job("c", {.tasks = {{"w", 1, "cpu=2"}}}).Running("c-w-0", "n3");
+  b.Job("s1", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.Job("s2", {.tasks = {{"w", 1, "cpu=2"}}});
+  testing::SessionFixture s(b, kConfig);
+  VictimOrderCache cache;
+  {
+    Statement statement(s.session());
+    const Planned first = PlanIn(s, statement, "s1", Policy(), &cache);
+    REQUIRE(first.victims == Strings{"a-w-0"});
+    statement.Commit();
+    cache.Committed(s.session(), first.raw);
+  }
+  Planned fresh;
+  {
+    Statement statement(s.session());
+    fresh = PlanIn(s, statement, "s2", Policy());
+  }
+  CHECK(fresh.victims == Strings{"b-w-0"});
+  CHECK(fresh.placements == Strings{"s2-w-0@n2"});
+  Statement statement(s.session());
+  const Planned cached = PlanIn(s, statement, "s2", Policy(), &cache);
+  CHECK(cached.fits);
+  CHECK(cached.victims == fresh.victims);
+  CHECK(cached.placements == fresh.placements);
+}
+
+}  // namespace
+}  // namespace lahar
