@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/strings.h"
@@ -45,7 +46,9 @@ struct Planned {
 Planned Names(const Session& s, const VictimPlan& plan) {
   Planned out{plan.fits, {}, {}, {}, plan};
   for (TaskId t : plan.victims) out.victims.push_back(s.task(t).name());
-  for (const auto& [t, n] : plan.placements) out.placements.push_back(StrCat(s.task(t).name(), "@", s.node(n).name()));
+  for (const auto& [t, n] : plan.placements) {
+    out.placements.push_back(StrCat(s.task(t).name(), "@", s.node(n).name()));
+  }
   for (JobId j : plan.whole_jobs) out.whole_jobs.push_back(s.job(j).name);
   return out;
 }
@@ -291,7 +294,8 @@ TEST_CASE("a pod or PodGroup annotated preemptable false is never a victim, and 
     ClusterBuilder b;
     b.Node("n1", "cpu=2").Node("n2", "cpu=2");
     // a: a-w-1 is an elastic worker (rank 0), then a-w-0 whole (rank 1); b whole (rank 2).
-    b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .preemptable = group_preemptable}).RunningRange("a", "w", 0, 1, "n1");
+    b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .preemptable = group_preemptable});
+    b.RunningRange("a", "w", 0, 1, "n1");
     b.Job("b", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}}).RunningRange("b", "w", 0, 1, "n2");
     b.Job("s1", {.tasks = {{"w", 1, "cpu=1"}}});
     b.Job("s2", {.tasks = {{"w", 1, "cpu=2"}}});
