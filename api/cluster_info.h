@@ -7,6 +7,7 @@
 #ifndef LAHAR_API_CLUSTER_INFO_H_
 #define LAHAR_API_CLUSTER_INFO_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -127,7 +128,9 @@ struct NodeInfo {
   Resources releasing;    // part of `used` held by pods being evicted or deleted
   Resources pipelined;    // promised to pipelined tasks
   Resources used_limits;  // limits of every pod on the node
-  int32_t pod_count = 0;
+  int32_t pod_count = 0;       // pods holding the node (placed or releasing)
+  int32_t releasing_pods = 0;  // of those, pods being evicted or deleted
+  int32_t pipelined_pods = 0;  // tasks promised a slot once releasing pods are gone
   int32_t max_pods = 110;
   bool schedulable = true;  // not cordoned and Ready
   std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
@@ -141,6 +144,9 @@ struct NodeInfo {
   }
   // What will be free once releasing pods are gone, minus what is promised already.
   Resources FutureIdle() const { return allocatable - used + releasing - pipelined; }
+  // Pod slots, counted like resources: promises take releasing pods' slots first.
+  int32_t IdlePodSlots() const { return max_pods - pod_count - std::max(0, pipelined_pods - releasing_pods); }
+  int32_t FuturePodSlots() const { return max_pods - pod_count + releasing_pods - pipelined_pods; }
 };
 
 struct QueueInfo {

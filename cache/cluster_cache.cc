@@ -353,7 +353,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     info.used += pod.requests;
     info.used_limits += pod.limits;
     ++info.pod_count;
-    if (pod.meta.deleting) info.releasing += pod.requests;
+    if (pod.meta.deleting) {
+      info.releasing += pod.requests;
+      ++info.releasing_pods;
+    }
   }
 
   // Bring the job blocks up to date, then lay them out in namespace/name order.
@@ -403,7 +406,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
           info.used += task.request;
           info.used_limits += task.limit;
           ++info.pod_count;
-          if (task.status == TaskStatus::kReleasing) info.releasing += task.request;
+          if (task.status == TaskStatus::kReleasing) {
+            info.releasing += task.request;
+            ++info.releasing_pods;
+          }
           info.tasks.push_back(task.id);
         }
       }

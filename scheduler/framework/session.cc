@@ -299,7 +299,8 @@ std::vector<TaskId> Session::Reclaimable(const TaskInfo& preemptor,
 }
 
 FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
-  if (node.pod_count >= node.max_pods) return {FitCode::kTooManyPods, {}};
+  const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
+  if (slots <= 0) return {FitCode::kTooManyPods, {}};
   const Resources& req = task.request;
   for (size_t i = 0; i < req.size(); ++i) {
     auto id = static_cast<ResourceId>(i);
@@ -438,8 +439,14 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       auto it = std::find(node.tasks.begin(), node.tasks.end(), task_id);
       if (it != node.tasks.end()) node.tasks.erase(it);
     }
-    if (old == TaskStatus::kReleasing) node.releasing -= task.request;
-    if (old == TaskStatus::kPipelined) node.pipelined -= task.request;
+    if (old == TaskStatus::kReleasing) {
+      node.releasing -= task.request;
+      --node.releasing_pods;
+    }
+    if (old == TaskStatus::kPipelined) {
+      node.pipelined -= task.request;
+      --node.pipelined_pods;
+    }
   }
   if (IsPlaced(old)) job.allocated -= task.request;
   --job.status_count[static_cast<size_t>(old)];
@@ -459,8 +466,14 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       ++node.pod_count;
       node.tasks.push_back(task_id);
     }
-    if (status == TaskStatus::kReleasing) node.releasing += task.request;
-    if (status == TaskStatus::kPipelined) node.pipelined += task.request;
+    if (status == TaskStatus::kReleasing) {
+      node.releasing += task.request;
+      ++node.releasing_pods;
+    }
+    if (status == TaskStatus::kPipelined) {
+      node.pipelined += task.request;
+      ++node.pipelined_pods;
+    }
   }
   if (IsPlaced(status)) job.allocated += task.request;
   ++job.status_count[static_cast<size_t>(status)];

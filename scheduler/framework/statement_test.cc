@@ -45,7 +45,7 @@ std::string Describe(const ClusterSnapshot& c) {
     std::sort(tasks.begin(), tasks.end());
     StrAppend(&out, "node ", n.name(), " used ", n.used.DebugString(), " limits ", n.used_limits.DebugString(),
               " releasing ", n.releasing.DebugString(), " pipelined ", n.pipelined.DebugString(), " pods ",
-              n.pod_count, " tasks");
+              n.pod_count, " releasing pods ", n.releasing_pods, " pipelined pods ", n.pipelined_pods, " tasks");
     for (TaskId t : tasks) StrAppend(&out, " ", c.tasks[t].name());
     out += "\n";
   }
@@ -64,7 +64,7 @@ std::string Recomputed(const ClusterSnapshot& cluster) {
   c.RecomputeJobAggregates();
   for (NodeInfo& n : c.nodes) {
     n.used = n.used_limits = n.releasing = n.pipelined = Resources();
-    n.pod_count = 0;
+    n.pod_count = n.releasing_pods = n.pipelined_pods = 0;
     n.tasks.clear();
   }
   for (const TaskInfo& t : c.tasks) {
@@ -76,8 +76,14 @@ std::string Recomputed(const ClusterSnapshot& cluster) {
       ++n.pod_count;
       n.tasks.push_back(t.id);
     }
-    if (t.status == TaskStatus::kReleasing) n.releasing += t.request;
-    if (t.status == TaskStatus::kPipelined) n.pipelined += t.request;
+    if (t.status == TaskStatus::kReleasing) {
+      n.releasing += t.request;
+      ++n.releasing_pods;
+    }
+    if (t.status == TaskStatus::kPipelined) {
+      n.pipelined += t.request;
+      ++n.pipelined_pods;
+    }
   }
   return Describe(c);
 }

@@ -383,6 +383,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     int32_t pods = 0;
     Resources freed;
     Resources freed_on_node;
+    int32_t pods_on_node = 0;  // the pod slots it frees there
   };
   auto cost_from = [&](int32_t rank, int32_t first, NodeId node) {
     const VictimOrder& order = ensure_order();
@@ -395,7 +396,9 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       cost.freed += step.freed;
       if (node == kNoId) continue;
       for (TaskId v : step.tasks) {
-        if (session.task(v).node == node) cost.freed_on_node += session.task(v).request;
+        if (session.task(v).node != node) continue;
+        cost.freed_on_node += session.task(v).request;
+        ++cost.pods_on_node;
       }
     }
     return cost;
@@ -461,9 +464,9 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     std::map<QueueId, Resources> walk_freed;           // per victim queue: what this walk takes
     auto visit = [&](NodeId id) {
       const NodeInfo& candidate = session.node(id);
-      if (!candidate.schedulable || candidate.pod_count >= candidate.max_pods) return;
-      if (!session.Predicate(task, candidate).ok()) return;
+      if (!candidate.schedulable || !session.Predicate(task, candidate).ok()) return;
       Resources available = candidate.FutureIdle();
+      int32_t slots = candidate.FuturePodSlots();
       int32_t pods = 0;
       through.clear();
       walk_freed.clear();
@@ -480,9 +483,10 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         it->second = e.position + 1;
         queue_freed += cost.freed;
         available += cost.freed_on_node;
+        slots += cost.pods_on_node;
         pods += cost.pods;
         needed.push_back(r);
-        if (!task.request.FitsIn(available)) continue;
+        if (!task.request.FitsIn(available) || slots <= 0) continue;
         if (best == kNoId || pods < best_pods || (pods == best_pods && (r < best_rank || (r == best_rank && id < best)))) {
           best = id;
           best_pods = pods;

@@ -430,5 +430,37 @@ TEST_CASE("after a committed plan, a cached order of whole jobs gives the same p
   CHECK(cached.placements == fresh.placements);
 }
 
+TEST_CASE("promises count pod slots: a node with one slot free takes one pipelined task") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=3,pods=2").Node("n2", "cpu=1");
+  b.Job("k", {.tasks = {{"w", 1, "cpu=1"}}, .preemptable = false}).Running("k-w-0", "n1");
+  b.Job("v", {.tasks = {{"w", 1, "cpu=1"}}}).Running("v-w-0", "n2");
+  b.Job("s", {.min = 3, .tasks = {{"w", 3, "cpu=1"}}});
+  // n1 has cpu for two more but a slot for one: evicting v would not let s start.
+  CHECK_FALSE(Plan(b, "s").fits);
+  // End to end: preempt evicts nothing for it.
+  b.PriorityClass("low", 1).PriorityClass("high", 100);
+  PodGroup v = *b.cache().FindPodGroup("default/v");
+  v.priority_class_name = "low";
+  b.cache().UpsertPodGroup(v);
+  PodGroup s = *b.cache().FindPodGroup("default/s");
+  s.priority_class_name = "high";
+  b.cache().UpsertPodGroup(s);
+  CHECK(testing::RunSession(b, DefaultSchedulerConfigYaml()).evicts.empty());
+}
+
+TEST_CASE("evicting a pod frees its slot for the promise") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,pods=2");
+  b.Job("k", {.tasks = {{"w", 1, "cpu=1"}}, .preemptable = false}).Running("k-w-0", "n1");
+  b.Job("v", {.tasks = {{"w", 1, "cpu=1"}}}).Running("v-w-0", "n1");
+  b.Job("s", {.tasks = {{"w", 1, "cpu=1"}}});
+  // cpu is free, the pod slots are not: v goes for s.
+  const Planned plan = Plan(b, "s");
+  CHECK(plan.fits);
+  CHECK(plan.victims == Strings{"v-w-0"});
+  CHECK(plan.placements == Strings{"s-w-0@n1"});
+}
+
 }  // namespace
 }  // namespace lahar
