@@ -18,6 +18,7 @@
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
 #include "boost/beast/ssl.hpp"
+#include "cache/kube/json_fields.h"
 #include "rapidjson/document.h"
 
 namespace lahar {
@@ -45,29 +46,19 @@ bool Retriable(int status) { return status == 429 || status == 500 || status == 
 
 // The eviction subresource answers 429 when a PodDisruptionBudget forbids the eviction: that
 // is a refusal (the budget will not change in a second), not throttling, so it is not retried.
+// Its Status says so in its message ("... would violate the pod's disruption budget.") and,
+// unless the budget's status lags, in a DisruptionBudget cause.
 bool DisruptionBudgetRefusal(const HttpResult& result) {
   if (result.status != 429) return false;
   rapidjson::Document doc;
   doc.Parse(result.body.data(), result.body.size());
-  if (doc.HasParseError() || !doc.IsObject()) return false;
-  // The apiserver's words ("Cannot evict pod as it would violate the pod's disruption budget."),
-  // with or without a DisruptionBudget cause (a budget whose status lags has none).
-  auto message = doc.FindMember("message");
-  if (message != doc.MemberEnd() && message->value.IsString() &&
-      std::string_view(message->value.GetString()).find("disruption budget") != std::string_view::npos) {
-    return true;
-  }
-  auto details = doc.FindMember("details");
-  if (details == doc.MemberEnd() || !details->value.IsObject()) return false;
-  auto causes = details->value.FindMember("causes");
-  if (causes == details->value.MemberEnd() || !causes->value.IsArray()) return false;
+  if (doc.HasParseError()) return false;
+  if (StringField(doc, "message").find("disruption budget") != std::string::npos) return true;
+  const rapidjson::Value& details = ObjectField(doc, "details");
+  auto causes = details.FindMember("causes");
+  if (causes == details.MemberEnd() || !causes->value.IsArray()) return false;
   for (const auto& cause : causes->value.GetArray()) {
-    if (!cause.IsObject()) continue;
-    auto type = cause.FindMember("type");
-    if (type != cause.MemberEnd() && type->value.IsString() &&
-        std::string_view(type->value.GetString()) == "DisruptionBudget") {
-      return true;
-    }
+    if (StringField(cause, "type") == "DisruptionBudget") return true;
   }
   return false;
 }

@@ -79,6 +79,29 @@ TEST_CASE("client errors are not retried") {
   CHECK(calls == 1);
 }
 
+TEST_CASE("a 429 is throttling and retried, unless a PodDisruptionBudget refused an eviction") {
+  std::atomic<int> throttled{0}, refused_by_message{0}, refused_by_cause{0};
+  FakeApiserver api({{"/throttled", [&](const HttpRequest&) {
+                        return ++throttled <= 1 ? Json(429, R"({"kind":"Status","message":"too many requests"})")
+                                                : Json(201, "{}");
+                      }},
+                     {"/evict-message", [&](const HttpRequest&) {
+                        ++refused_by_message;
+                        return Json(429, R"({"kind":"Status","message":"Cannot evict pod as it would violate the pod's disruption budget."})");
+                      }},
+                     {"/evict-cause", [&](const HttpRequest&) {
+                        ++refused_by_cause;
+                        return Json(429, R"({"kind":"Status","message":"no","details":{"causes":[{"type":"DisruptionBudget"}]}})");
+                      }}});
+  auto client = api.Client();
+  CHECK(client->Request("GET", "/throttled")->status == 201);
+  CHECK(throttled == 2);
+  CHECK(client->Request("GET", "/evict-message")->status == 429);
+  CHECK(refused_by_message == 1);
+  CHECK(client->Request("GET", "/evict-cause")->status == 429);
+  CHECK(refused_by_cause == 1);
+}
+
 TEST_CASE("an unreachable apiserver is an Unavailable error, not a crash") {
   int port;
   {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "scheduler/framework/config.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -13,36 +14,11 @@ using testing::RunSession;
 using testing::SessionOutcome;
 
 // The default configuration with pdb beside conformance.
-constexpr char kWithPdb[] = R"(
-actions: "enqueue, allocate, preempt-elastic-workers, reclaim, preempt, elastic-scale, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-  - name: pdb
-  - name: elastic
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
-
-constexpr char kWithoutPdb[] = R"(
-actions: "enqueue, allocate, preempt-elastic-workers, reclaim, preempt, elastic-scale, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-  - name: elastic
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+std::string WithPdb() {
+  SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
+  config.tiers[0].plugins.push_back(PluginOption{"pdb"});
+  return config.ToYaml();
+}
 
 // One 8-GPU node holding two low-priority gangs of 2 x 2 GPUs; `urgent` needs 4 GPUs.
 ClusterBuilder TwoLowGangs() {
@@ -60,10 +36,10 @@ TEST_CASE("pdb: a budget that keeps a gang whole sends preempt to the unprotecte
   ClusterBuilder b = TwoLowGangs();
   b.DisruptionBudget("a-pdb", "a", "2");
   // Without the plugin, the first gang by name goes: the budget is what protects it.
-  SessionOutcome blind = RunSession(b, kWithoutPdb);
+  SessionOutcome blind = RunSession(b, DefaultSchedulerConfigYaml());
   CHECK(blind.evicts.count("default/a-w-0") == 1);
 
-  SessionOutcome out = RunSession(b, kWithPdb);
+  SessionOutcome out = RunSession(b, WithPdb());
   REQUIRE(out.evicts.size() == 2);
   CHECK(out.evicts.count("default/b-w-0") == 1);
   CHECK(out.evicts.count("default/b-w-1") == 1);
@@ -73,7 +49,7 @@ TEST_CASE("pdb: nothing is evicted when every way to make room breaks a budget")
   ClusterBuilder b = TwoLowGangs();
   b.DisruptionBudget("a-pdb", "a", "1");       // a may lose one pod, never its whole gang
   b.DisruptionBudget("b-pdb", "b", "", "0");   // maxUnavailable 0
-  CHECK(RunSession(b, kWithPdb).evicts.empty());
+  CHECK(RunSession(b, WithPdb()).evicts.empty());
 }
 
 TEST_CASE("pdb: a budget lets as many elastic workers go as it allows, and no plan needs more") {
@@ -87,15 +63,15 @@ TEST_CASE("pdb: a budget lets as many elastic workers go as it allows, and no pl
   };
   ClusterBuilder two = elastic_cluster();
   two.Job("small", {.min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=2"}}});
-  SessionOutcome out = RunSession(two, kWithPdb);
+  SessionOutcome out = RunSession(two, WithPdb());
   CHECK(out.evicts.size() == 2);
   CHECK(out.evicts.count("default/elastic-w-7") == 1);
   CHECK(out.evicts.count("default/elastic-w-6") == 1);
 
   ClusterBuilder three = elastic_cluster();
   three.Job("bigger", {.min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=3"}}});
-  CHECK(RunSession(three, kWithPdb).evicts.empty());
-  CHECK(RunSession(three, kWithoutPdb).evicts.size() == 3);
+  CHECK(RunSession(three, WithPdb()).evicts.empty());
+  CHECK(RunSession(three, DefaultSchedulerConfigYaml()).evicts.size() == 3);
 }
 
 TEST_CASE("pdb: a status the disruption controller has not caught up with allows nothing") {
@@ -110,11 +86,11 @@ TEST_CASE("pdb: a status the disruption controller has not caught up with allows
   stale.observed_generation = 1;
   stale.disruptions_allowed = 4;
   b.cache().UpsertPodDisruptionBudget(stale);
-  CHECK(RunSession(b, kWithPdb).evicts.empty());
+  CHECK(RunSession(b, WithPdb()).evicts.empty());
 
   stale.observed_generation = 2;  // caught up: four disruptions allowed
   b.cache().UpsertPodDisruptionBudget(stale);
-  CHECK(RunSession(b, kWithPdb).evicts.size() == 2);
+  CHECK(RunSession(b, WithPdb()).evicts.size() == 2);
 }
 
 TEST_CASE("pdb: a budget of another namespace or with a null selector protects nothing") {
@@ -125,7 +101,7 @@ TEST_CASE("pdb: a budget of another namespace or with a null selector protects n
   null_selector.meta.namespace_ = "default";
   null_selector.min_available = IntOrPercent{100, true};
   b.cache().UpsertPodDisruptionBudget(null_selector);
-  SessionOutcome out = RunSession(b, kWithPdb);
+  SessionOutcome out = RunSession(b, WithPdb());
   CHECK(out.evicts.count("default/a-w-0") == 1);
 }
 

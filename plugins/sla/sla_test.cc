@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "api/strings.h"
+#include "scheduler/framework/config.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -16,22 +16,15 @@ using testing::SessionOutcome;
 constexpr Millis kHour = 3'600'000;
 constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
 
-// sla first, so that its permit decides admission before proportion's limits (Volcano's tiers).
-std::string Config(std::string_view sla_arguments) {
-  return StrCat(R"(
-actions: "enqueue, allocate"
-tiers:
-- plugins:
-  - name: sla
-)", sla_arguments, R"(
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)");
+// The default configuration's enqueue and allocate, with sla first in the first tier, so that
+// its permit decides admission before proportion's limits (Volcano's tiers).
+std::string Config(std::map<std::string, std::string, std::less<>> sla_arguments = {}) {
+  SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
+  config.actions = {"enqueue", "allocate"};
+  PluginOption sla{"sla"};
+  sla.arguments = Arguments("plugin sla", std::move(sla_arguments));
+  config.tiers[0].plugins.insert(config.tiers[0].plugins.begin(), std::move(sla));
+  return config.ToYaml();
 }
 
 void Annotate(ClusterBuilder& b, const std::string& job_key, const std::string& key, const std::string& value) {
@@ -58,21 +51,21 @@ ClusterBuilder FullQueue() {
 
 TEST_CASE("sla: a job past sla-waiting-time is admitted where the queue's limits would hold it") {
   ClusterBuilder b = FullQueue();
-  const std::string config = Config("    arguments: {sla-waiting-time: 1h}");
+  const std::string config = Config({{"sla-waiting-time", "1h"}});
   CHECK(PhaseOf(RunSession(b, config, /*now=*/kHour - 1), "default/late") == kPending);
   CHECK(PhaseOf(RunSession(b, config, /*now=*/kHour), "default/late") == PodGroupPhase::kInqueue);
   // Without a limit it waits.
-  CHECK(PhaseOf(RunSession(b, Config(""), /*now=*/100 * kHour), "default/late") == kPending);
+  CHECK(PhaseOf(RunSession(b, Config(), /*now=*/100 * kHour), "default/late") == kPending);
 }
 
 TEST_CASE("sla: the PodGroup annotation sets a job's own limit, overriding the argument") {
   ClusterBuilder b = FullQueue();
   Annotate(b, "default/late", "sla-waiting-time", "10m");
-  CHECK(PhaseOf(RunSession(b, Config(""), /*now=*/kHour / 6), "default/late") == PodGroupPhase::kInqueue);
-  CHECK(PhaseOf(RunSession(b, Config("    arguments: {sla-waiting-time: 5h}"), kHour / 6), "default/late") ==
+  CHECK(PhaseOf(RunSession(b, Config(), /*now=*/kHour / 6), "default/late") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(RunSession(b, Config({{"sla-waiting-time", "5h"}}), kHour / 6), "default/late") ==
         PodGroupPhase::kInqueue);
   Annotate(b, "default/late", "sla-waiting-time", "soon");  // not a duration: no limit
-  CHECK(PhaseOf(RunSession(b, Config(""), 100 * kHour), "default/late") == kPending);
+  CHECK(PhaseOf(RunSession(b, Config(), 100 * kHour), "default/late") == kPending);
 }
 
 TEST_CASE("sla: an overdue job is served before younger ones of its queue, earliest deadline first") {
@@ -82,14 +75,14 @@ TEST_CASE("sla: an overdue job is served before younger ones of its queue, earli
   b.Job("a", {.tasks = {{"w", 1, "cpu=2"}}});
   b.Job("b", {.tasks = {{"w", 1, "cpu=2"}}});
   b.Job("c", {.tasks = {{"w", 1, "cpu=2"}}});
-  CHECK(RunSession(b, Config(""), kHour).binds.count("default/a-w-0") == 1);
+  CHECK(RunSession(b, Config(), kHour).binds.count("default/a-w-0") == 1);
   Annotate(b, "default/b", "sla-waiting-time", "50m");
   Annotate(b, "default/c", "sla-waiting-time", "40m");
-  SessionOutcome out = RunSession(b, Config(""), kHour);
+  SessionOutcome out = RunSession(b, Config(), kHour);
   CHECK(out.binds.size() == 1);
   CHECK(out.binds.count("default/c-w-0") == 1);  // both overdue: c's deadline (40m) is earlier
   // Neither overdue yet: the other plugins decide.
-  CHECK(RunSession(b, Config(""), kHour / 2).binds.count("default/a-w-0") == 1);
+  CHECK(RunSession(b, Config(), kHour / 2).binds.count("default/a-w-0") == 1);
 }
 
 TEST_CASE("sla: arguments are checked") {

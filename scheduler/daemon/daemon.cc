@@ -399,6 +399,7 @@ class SchedulerDaemon::Impl {
 
     std::vector<int64_t> created;  // per bind: the pod's creation time, for the e2e latency
     created.reserve(result->binds.size());
+    std::map<std::pair<std::string, std::string>, int> evicted_from;  // (victim PodGroup, reason) -> pods
     {
       std::lock_guard<std::mutex> lock(cache_mu_);
       for (const auto& u : result->job_updates) {
@@ -412,11 +413,21 @@ class SchedulerDaemon::Impl {
         const Pod* pod = cache_.FindPod(b.pod);
         created.push_back(pod != nullptr ? pod->meta.creation_timestamp : 0);
       }
-      for (const auto& e : result->evicts) (void)cache_.MarkReleasing(e.pod);
+      for (const auto& e : result->evicts) {
+        (void)cache_.MarkReleasing(e.pod);
+        if (cache_.FindPodGroup(e.job) != nullptr) ++evicted_from[{e.job, e.reason}];
+      }
     }
     metrics_attempts_.Add({"scheduled"}, static_cast<double>(result->binds.size()));
     for (size_t i = 0; i < result->binds.size(); ++i) SubmitBind(result->binds[i], created[i]);
     for (const auto& e : result->evicts) SubmitEvict(e);
+    // Spec 3.1: the victim's PodGroup is told, in the eviction's words, once per reason.
+    for (const auto& [what, pods] : evicted_from) {
+      std::string ns, name;
+      SplitKey(what.first, ns, name);
+      PostEvent(EventSpec{"PodGroup", kVolcanoApi, ns, ns, name, "", "Normal", "Evicted",
+                          StrCat(pods, pods == 1 ? " pod" : " pods", " evicted by lahar-scheduler: ", what.second)});
+    }
     WriteJobStatus(*result, jobs);
     WriteQueueStatus(*result);
   }

@@ -145,20 +145,12 @@ void BuildStarvingCluster(ClusterCache& cache, int nodes, int starving) {
   for (int g = 0; g < starving; ++g) add_gang(StrFormat("starving-%05d", g), StrCat("queue-", 1 + g % 3), "", 0);
 }
 
-constexpr char kNoEvictionsConfig[] = R"(
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-  - name: elastic
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+// The default configuration without its evicting actions.
+std::string NoEvictionsConfig() {
+  auto config = ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry());
+  config->actions = {"enqueue", "allocate", "backfill"};
+  return config->ToYaml();
+}
 
 // One session of `config_text` over the cache, best of `repeat`: seconds and the cycle's result.
 std::pair<double, CycleResult> BestSession(const ClusterCache& cache, std::string_view config_text, int repeat) {
@@ -188,7 +180,7 @@ int StarvingMain(int nodes, int starving, int repeat, const std::string& config_
   ClusterCache cache;
   BuildStarvingCluster(cache, nodes, starving);
   auto [session, result] = BestSession(cache, config_text, repeat);
-  auto [baseline, unused] = BestSession(cache, kNoEvictionsConfig, repeat);
+  auto [baseline, unused] = BestSession(cache, NoEvictionsConfig(), repeat);
   std::printf("cluster: %d nodes full of running gangs of queue-0, %d starving gangs in queue-1..3\n", nodes,
               starving);
   std::printf("session:   %.1f ms, %zu pods evicted for the starving gangs (best of %d)\n", session * 1e3,

@@ -293,6 +293,16 @@ ${3:+  capability: $3}
 EOF
 }
 
+# make_priority_class NAME VALUE: a PriorityClass labelled for this test (cleanup deletes it).
+make_priority_class() {
+  create <<EOF
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: $1, labels: {$E2E_LABEL: $NS}}
+value: $2
+EOF
+}
+
 # --- reading state ---------------------------------------------------------------------------
 pods() { get "$POD_API"; }
 # count_bound [PREFIX]: pods of $NS (whose name starts with PREFIX) with a spec.nodeName.
@@ -331,6 +341,10 @@ events() {
 }
 # has_event KIND NAME REASON [NAMESPACE]
 has_event() { [ "$(events "$1" "$2" "${4:-}" | q 'sum(1 for e in items(o) if get(e, "reason") == a[0])' "$3")" -ge 1 ]; }
+# event_says KIND NAME REASON TEXT: an Event of that reason whose message contains TEXT.
+event_says() {
+  [ "$(events "$1" "$2" | q 'sum(1 for e in items(o) if get(e, "reason") == a[0] and a[1] in get(e, "message"))' "$3" "$4")" -ge 1 ]
+}
 # no_overcommit: no node of this test holds pods (of any namespace, not terminated) requesting
 # more cpu, memory, nvidia.com/gpu or pods than its allocatable.
 no_overcommit() {
@@ -446,6 +460,8 @@ cleanup() {
   api DELETE "/apis/coordination.k8s.io/v1/namespaces/$NS/leases" >/dev/null 2>&1
   api DELETE "$NODE_API?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
   api DELETE "$Q_API?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
+  api DELETE "/apis/scheduling.k8s.io/v1/priorityclasses?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
+  api DELETE "/apis/policy/v1/namespaces/$NS/poddisruptionbudgets" >/dev/null 2>&1
   exit "$rc"
 }
 trap cleanup EXIT

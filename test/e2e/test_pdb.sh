@@ -8,18 +8,8 @@
 
 LOW="pdb-low-$NS" HIGH="pdb-high-$NS"
 make_nodes pdb 1 cpu=4
-create <<PC
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: $LOW, labels: {$E2E_LABEL: $NS}}
-value: 10
-PC
-create <<PC
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: $HIGH, labels: {$E2E_LABEL: $NS}}
-value: 1000
-PC
+make_priority_class "$LOW" 10
+make_priority_class "$HIGH" 1000
 create <<PDB
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -51,5 +41,3 @@ assert_ge "${refused:-0}" 1 "the refusal is counted"
 expect "the refused pods are not asked for again every session (at most 4 refusals)" \
   eval '[ "$(metric lahar lahar_pod_evictions_refused_total)" -le 4 ]'
 check "no node is overcommitted" no_overcommit
-delete "/apis/scheduling.k8s.io/v1/priorityclasses/$LOW"
-delete "/apis/scheduling.k8s.io/v1/priorityclasses/$HIGH"

@@ -6,18 +6,8 @@
 
 LOW="low-$NS" HIGH="high-$NS"
 make_nodes preempt 1 cpu=4
-create <<PC
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: $LOW, labels: {$E2E_LABEL: $NS}}
-value: 10
-PC
-create <<PC
-apiVersion: scheduling.k8s.io/v1
-kind: PriorityClass
-metadata: {name: $HIGH, labels: {$E2E_LABEL: $NS}}
-value: 1000
-PC
+make_priority_class "$LOW" 10
+make_priority_class "$HIGH" 1000
 start_scheduler lahar
 make_podgroup low 4 "" "" "$LOW"
 make_pods low 4 cpu=1 priorityclass="$LOW"
@@ -39,11 +29,10 @@ make_podgroup urgent 2 "" "" "$HIGH"
 make_pods urgent 2 cpu=1 priorityclass="$HIGH"
 wait_until 60 "urgent's 2 pods bound" bound_is 2 urgent-
 wait_until 30 "all of low's pods are gone (the gang is taken whole, never left below its min)" bound_is 0 low-
-wait_until 15 "Evicted Event on low-0 says preempted-for $NS/urgent" \
-  eval '[ "$(events Pod low-0 | q "sum(1 for e in items(o) if get(e, \"reason\") == \"Evicted\" and \"preempted-for $NS/urgent\" in get(e, \"message\"))")" -ge 1 ]'
+wait_until 15 "Evicted Event on low-0 says preempted-for $NS/urgent" event_says Pod low-0 Evicted "preempted-for $NS/urgent"
+wait_until 15 "Evicted Event on PodGroup low says 4 pods, preempted-for $NS/urgent" \
+  event_says PodGroup low Evicted "4 pods evicted by lahar-scheduler: preempted-for $NS/urgent"
 wait_until 15 "PodGroup low is back to Pending" pg_phase_is low Pending
 expect "metric lahar_pod_evictions_total{reason=\"preempted-for\"} is 4" \
   eval '[ "$(metric lahar "lahar_pod_evictions_total{reason=\"preempted-for\"}")" = 4 ]'
 check "no node is overcommitted" no_overcommit
-delete "/apis/scheduling.k8s.io/v1/priorityclasses/$LOW"
-delete "/apis/scheduling.k8s.io/v1/priorityclasses/$HIGH"

@@ -30,12 +30,11 @@ if [ "$left_a" = 4 ]; then victim=b; else victim=a; fi
 assert_eq "$(count_bound "$victim-")" 0 "the victim gang $victim lost all its pods (never cut below its min)"
 kept=$([ "$victim" = a ] && echo b || echo a)
 assert_eq "$(count_bound "$kept-")" 4 "gang $kept kept its 4 pods ($QA keeps its deserved half)"
-wait_until 15 "Evicted Event on $victim-0 says reclaimed-for $NS/want" \
-  eval '[ "$(events Pod "$victim-0" | q "sum(1 for e in items(o) if get(e, \"reason\") == \"Evicted\" and \"reclaimed-for $NS/want\" in get(e, \"message\"))")" -ge 1 ]'
+wait_until 15 "Evicted Event on $victim-0 says reclaimed-for $NS/want" event_says Pod "$victim-0" Evicted "reclaimed-for $NS/want"
+wait_until 15 "Evicted Event on PodGroup $victim says 4 pods, reclaimed-for $NS/want" \
+  event_says PodGroup "$victim" Evicted "4 pods evicted by lahar-scheduler: reclaimed-for $NS/want"
 expect "metric lahar_pod_evictions_total{reason=\"reclaimed-for\"} is 4" \
   eval '[ "$(metric lahar "lahar_pod_evictions_total{reason=\"reclaimed-for\"}")" = 4 ]'
 holds_for 3 "nothing more is evicted: want and $kept stay bound" \
   eval 'bound_is 4 want- && bound_is 4 "$kept-"'
 check "no node is overcommitted" no_overcommit
-delete "$Q_API/$QA"
-delete "$Q_API/$QB"
