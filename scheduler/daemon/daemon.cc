@@ -14,12 +14,12 @@
 #include "cache/cluster_cache.h"
 #include "cache/kube/cache_sink.h"
 #include "cache/kube/client.h"
-#include "cache/kube/json_fields.h"
 #include "cache/kube/reflector.h"
 #include "scheduler/builtins.h"
 #include "scheduler/daemon/http_server.h"
 #include "scheduler/daemon/kube_writer.h"
 #include "scheduler/daemon/metrics.h"
+#include "scheduler/daemon/status_writer.h"
 #include "scheduler/daemon/work_queue.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle.h"
@@ -29,8 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr char kVolcanoApi[] = "scheduling.volcano.sh/v1beta1";
-constexpr auto kCountsWritePeriod = std::chrono::seconds(5);
 
 struct ResourceSpec {
   ObjectKind kind;
@@ -41,8 +39,8 @@ struct ResourceSpec {
 constexpr ResourceSpec kWatched[] = {
     {ObjectKind::kNode, "nodes", "/api/v1/nodes", "v1"},
     {ObjectKind::kPod, "pods", "/api/v1/pods", "v1"},
-    {ObjectKind::kPodGroup, "podgroups", "/apis/scheduling.volcano.sh/v1beta1/podgroups", kVolcanoApi},
-    {ObjectKind::kQueue, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues", kVolcanoApi},
+    {ObjectKind::kPodGroup, "podgroups", "/apis/scheduling.volcano.sh/v1beta1/podgroups", kVolcanoApiVersion},
+    {ObjectKind::kQueue, "queues", "/apis/scheduling.volcano.sh/v1beta1/queues", kVolcanoApiVersion},
     {ObjectKind::kPriorityClass, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
      "scheduling.k8s.io/v1"},
     {ObjectKind::kPodDisruptionBudget, "poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "policy/v1"},
@@ -64,46 +62,6 @@ void SplitKey(std::string_view key, std::string& namespace_, std::string& name) 
   namespace_ = std::string(key.substr(0, slash));
   name = slash == std::string_view::npos ? std::string() : std::string(key.substr(slash + 1));
 }
-
-// The status fields Lahar writes, as the apiserver last showed them.
-PodGroupStatus ObservedStatus(const rapidjson::Value& object) {
-  PodGroupStatus status;
-  const rapidjson::Value& s = ObjectField(object, "status");
-  // No phase at all (a PodGroup nobody has written status for yet) differs from every phase we
-  // write, so the first status is always written.
-  const std::string phase = StringField(s, "phase");
-  status.phase = phase.empty() ? PodGroupPhase::kUnknown : ParsePodGroupPhase(phase);
-  auto conditions = s.FindMember("conditions");
-  if (conditions != s.MemberEnd() && conditions->value.IsArray() && conditions->value.Size() == 1 &&
-      conditions->value[0].IsObject()) {
-    const rapidjson::Value& c = conditions->value[0];
-    status.condition_type = StringField(c, "type");
-    status.reason = StringField(c, "reason");
-    status.message = StringField(c, "message");
-  }
-  status.running = static_cast<int32_t>(IntField(s, "running"));
-  status.succeeded = static_cast<int32_t>(IntField(s, "succeeded"));
-  status.failed = static_cast<int32_t>(IntField(s, "failed"));
-  return status;
-}
-
-// What a cycle needs to know about a job after its snapshot has been handed to the session.
-struct JobDigest {
-  std::string key;  // namespace/name
-  double fulfillment = 1;  // spec 2, from the one definition (api/cluster_info.h)
-  std::string namespace_;
-  std::string name;
-  std::string uid;
-  bool has_pod_group = true;
-  PodGroupPhase phase = PodGroupPhase::kPending;
-  int32_t min = 1;
-  int32_t max = 1;
-  int32_t placed = 0;
-  int32_t running = 0;
-  int32_t succeeded = 0;
-  int32_t failed = 0;
-  std::vector<std::string> pending_pods;  // names
-};
 
 }  // namespace
 
@@ -158,10 +116,21 @@ class SchedulerDaemon::Impl {
     config_text_ = yaml;
     metrics_config_ok_.Set({}, 1);
 
+    bind_queue_ = std::make_unique<WorkQueue>(options_.bind_workers);
+    status_queue_ = std::make_unique<WorkQueue>(options_.status_workers);
+    // A reason to wait is reported (Event, pod conditions) once it has held this long.
+    const auto report_delay =
+        std::max<std::chrono::milliseconds>(2 * options_.schedule_period, std::chrono::seconds(1));
+    status_writer_ = std::make_unique<StatusWriter>(
+        *client_, *status_queue_, *bind_queue_, report_delay, [this](EventSpec event) { PostEvent(std::move(event)); },
+        StatusWriter::Metrics{metrics_writes_, metrics_attempts_, metrics_fulfillment_, metrics_queue_allocated_,
+                              metrics_queue_deserved_});
     for (const ResourceSpec& spec : kWatched) {
       CacheSink::ObserveFn observe;
       if (spec.kind == ObjectKind::kPodGroup) {
-        observe = [this](WatchEventType type, const rapidjson::Value& object) { ObservePodGroup(type, object); };
+        observe = [this](WatchEventType type, const rapidjson::Value& object) {
+          status_writer_->ObservePodGroup(type, object);
+        };
       }
       sinks_.push_back(std::make_unique<CacheSink>(
           spec.kind, cache_, cache_mu_, [this](const InvalidObject& bad) { ReportInvalid(bad); }, std::move(observe)));
@@ -184,8 +153,6 @@ class SchedulerDaemon::Impl {
                                            cache_.PriorityClasses(), cache_.PodDisruptionBudgets())};
     };
     ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.listen_address, std::move(handlers)));
-    bind_queue_ = std::make_unique<WorkQueue>(options_.bind_workers);
-    status_queue_ = std::make_unique<WorkQueue>(options_.status_workers);
     if (options_.leader_elect) elector_ = std::make_unique<LeaderElector>(*client_, options_.leader);
     return absl::OkStatus();
   }
@@ -339,20 +306,8 @@ class SchedulerDaemon::Impl {
       last = problem;
       if (problem.empty()) continue;
       LAHAR_WARN("queues") << problem;
-      PostEvent(EventSpec{"Queue", kVolcanoApi, "default", "", queue.name, "", "Warning",
+      PostEvent(EventSpec{"Queue", kVolcanoApiVersion, "default", "", queue.name, "", "Warning",
                           queue.broken.empty() ? "QueueWarning" : "InvalidQueueTree", problem});
-    }
-  }
-
-  void ObservePodGroup(WatchEventType type, const rapidjson::Value& object) {
-    const std::string key = StrCat(MetadataField(object, "namespace"), "/", MetadataField(object, "name"));
-    std::lock_guard<std::mutex> lock(report_mu_);
-    if (type == WatchEventType::kDeleted) {
-      observed_status_.erase(key);
-      written_status_.erase(key);
-      count_written_at_.erase(key);
-    } else {
-      observed_status_[key] = ObservedStatus(object);
     }
   }
 
@@ -400,6 +355,7 @@ class SchedulerDaemon::Impl {
     std::vector<int64_t> created;  // per bind: the pod's creation time, for the e2e latency
     created.reserve(result->binds.size());
     std::map<std::pair<std::string, std::string>, int> evicted_from;  // (victim PodGroup, reason) -> pods
+    std::set<std::string, std::less<>> existing_queues;
     {
       std::lock_guard<std::mutex> lock(cache_mu_);
       for (const auto& u : result->job_updates) {
@@ -413,6 +369,7 @@ class SchedulerDaemon::Impl {
         const Pod* pod = cache_.FindPod(b.pod);
         created.push_back(pod != nullptr ? pod->meta.creation_timestamp : 0);
       }
+      for (const Queue* q : cache_.Queues()) existing_queues.insert(q->meta.name);
       for (const auto& e : result->evicts) {
         (void)cache_.MarkReleasing(e.pod);
         if (cache_.FindPodGroup(e.job) != nullptr) ++evicted_from[{e.job, e.reason}];
@@ -425,11 +382,11 @@ class SchedulerDaemon::Impl {
     for (const auto& [what, pods] : evicted_from) {
       std::string ns, name;
       SplitKey(what.first, ns, name);
-      PostEvent(EventSpec{"PodGroup", kVolcanoApi, ns, ns, name, "", "Normal", "Evicted",
+      PostEvent(EventSpec{"PodGroup", kVolcanoApiVersion, ns, ns, name, "", "Normal", "Evicted",
                           StrCat(pods, pods == 1 ? " pod" : " pods", " evicted by lahar-scheduler: ", what.second)});
     }
-    WriteJobStatus(*result, jobs);
-    WriteQueueStatus(*result);
+    status_writer_->WriteJobStatus(*result, jobs);
+    status_writer_->WriteQueueStatus(*result, existing_queues);
   }
 
   void SubmitBind(const CycleResult::Bind& bind, int64_t created) {
@@ -491,176 +448,9 @@ class SchedulerDaemon::Impl {
     std::string for_ns, for_job;
     SplitKey(evict.reason.substr(space + 1), for_ns, for_job);
     if (for_job.empty()) return;
-    PostEvent(EventSpec{"PodGroup", kVolcanoApi, for_ns, for_ns, for_job, "", "Warning", "EvictionRefused",
+    PostEvent(EventSpec{"PodGroup", kVolcanoApiVersion, for_ns, for_ns, for_job, "", "Warning", "EvictionRefused",
                         StrCat("waits: evicting ", evict.pod, " for it was refused: ", failure)});
   }
-
-  // A reason to wait is reported (Event, pod conditions) once it has held this long, so that
-  // the moments while a gang's pods are still being created produce no noise.
-  std::chrono::milliseconds ReportDelay() const {
-    return std::max<std::chrono::milliseconds>(2 * options_.schedule_period, std::chrono::seconds(1));
-  }
-
-  // PodGroup status for every job with a PodGroup whose status would change; conditions on
-  // pending pods and an Event when a job's reason for waiting is new (see ReportDelay).
-  void WriteJobStatus(const CycleResult& result, const std::vector<JobDigest>& jobs) {
-    std::map<std::string, const CycleResult::JobUpdate*, std::less<>> updates;
-    for (const auto& u : result.job_updates) updates[u.job] = &u;
-    const std::string now = RfcTime(UnixMicrosNow());
-    std::set<std::string, std::less<>> live;
-    metrics_fulfillment_.Clear();
-    size_t unschedulable = 0;
-    for (const JobDigest& job : jobs) {
-      const std::string& key = job.key;
-      live.insert(key);
-      auto u = updates.find(key);
-      JobCondition& condition = conditions_[key];
-      auto set_condition = [&condition](std::string type, std::string reason, std::string message) {
-        condition.type = std::move(type);
-        condition.reason = std::move(reason);
-        condition.message = std::move(message);
-      };
-      PodGroupPhase phase = job.phase;
-      const bool scheduled = job.placed >= job.min && job.placed > 0;
-      if (u != updates.end()) phase = u->second->phase;
-      if (u != updates.end() && !u->second->reason.empty()) {
-        set_condition("Unschedulable", u->second->reason, u->second->message);
-      } else if (scheduled || (u != updates.end() && phase == PodGroupPhase::kRunning)) {
-        set_condition("Scheduled", "Scheduled", StrCat("the gang's minimum of ", job.min, " pods is placed"));
-      }
-      if (job.has_pod_group && job.max > job.min) {
-        double score = std::clamp(job.fulfillment, 0.0, 1.0);
-        metrics_fulfillment_.Set({job.namespace_, job.name}, score);
-      }
-      const bool waiting = condition.type == "Unschedulable";
-      if (waiting) unschedulable += job.pending_pods.size();
-      if (!waiting || condition.message != condition.previous_message) condition.since = Clock::now();
-      condition.previous_message = waiting ? condition.message : "";
-      const bool stable = waiting && Clock::now() - condition.since >= ReportDelay();
-
-      if (job.has_pod_group) {
-        PodGroupStatus status{phase, condition.type, condition.reason, condition.message,
-                              job.running, job.succeeded, job.failed};
-        bool write;
-        {
-          std::lock_guard<std::mutex> lock(report_mu_);
-          auto observed = observed_status_.find(key);
-          auto written = written_status_.find(key);
-          write = (observed == observed_status_.end() || !(observed->second == status)) &&
-                  (written == written_status_.end() || !(written->second == status));
-          // Pod counts move with every pod that starts; they are written at most every
-          // kCountsWritePeriod per PodGroup, phase and condition changes at once. A deferred
-          // write happens in a later session, which compares again.
-          if (write && written != written_status_.end() && SamePhaseAndCondition(written->second, status) &&
-              Clock::now() - count_written_at_[key] < kCountsWritePeriod) {
-            write = false;
-          }
-          if (write) {
-            written_status_[key] = status;
-            count_written_at_[key] = Clock::now();
-          }
-        }
-        if (write) {
-          status_queue_->Push([this, ns = job.namespace_, name = job.name, status, now] {
-            WaitForBinds();
-            absl::StatusOr<HttpResult> r = PatchPodGroupStatus(*client_, ns, name, status, now);
-            bool ok = r.ok() && r->ok();
-            metrics_writes_.Add({"podgroup", ok ? "success" : "error"});
-            if (!ok) {
-              LAHAR_WARN("status") << "PodGroup " << ns << "/" << name << ": "
-                                   << (r.ok() ? r->Describe() : std::string(r.status().message()));
-              std::lock_guard<std::mutex> lock(report_mu_);
-              written_status_.erase(StrCat(ns, "/", name));
-            }
-          });
-        }
-      }
-      if (!stable || condition.reported_message == condition.message) continue;
-      condition.reported_message = condition.message;
-      std::string message = condition.message;
-      if (job.has_pod_group) {
-        PostEvent(EventSpec{"PodGroup", kVolcanoApi, job.namespace_, job.namespace_, job.name, job.uid, "Warning",
-                            "Unschedulable", message});
-      }
-      for (const std::string& pod : job.pending_pods) {
-        if (!job.has_pod_group) {
-          PostEvent(EventSpec{"Pod", "v1", job.namespace_, job.namespace_, pod, "", "Warning", "FailedScheduling",
-                              message});
-        }
-        status_queue_->Push([this, ns = job.namespace_, pod, message, now] {
-          WaitForBinds();
-          absl::StatusOr<HttpResult> r = PatchPodUnschedulable(*client_, ns, pod, message, now);
-          bool ok = r.ok() && (r->ok() || r->status == 404);
-          metrics_writes_.Add({"pod-condition", ok ? "success" : "error"});
-        });
-      }
-    }
-    metrics_attempts_.Add({"unschedulable"}, static_cast<double>(unschedulable));
-    // Forget jobs that are gone.
-    for (auto it = conditions_.begin(); it != conditions_.end();) {
-      it = live.count(it->first) ? std::next(it) : conditions_.erase(it);
-    }
-  }
-
-  static bool SamePhaseAndCondition(const PodGroupStatus& a, const PodGroupStatus& b) {
-    return a.phase == b.phase && a.condition_type == b.condition_type && a.reason == b.reason && a.message == b.message;
-  }
-
-  // Status writes give way to bindings: both go to the same apiserver, and a pod waiting for
-  // its node matters more than a status field. Bounded, so status is never starved for long.
-  void WaitForBinds() {
-    auto until = Clock::now() + std::chrono::seconds(5);
-    while (bind_queue_->Pending() > 0 && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-
-  void WriteQueueStatus(const CycleResult& result) {
-    std::set<std::string, std::less<>> existing;
-    {
-      std::lock_guard<std::mutex> lock(cache_mu_);
-      for (const Queue* q : cache_.Queues()) existing.insert(q->meta.name);
-    }
-    metrics_queue_allocated_.Clear();
-    metrics_queue_deserved_.Clear();
-    auto gauge_value = [](ResourceId id, int64_t amount) {
-      return ResourceUnit(id) == QuantityUnit::kMilli ? static_cast<double>(amount) / 1000 : static_cast<double>(amount);
-    };
-    for (const auto& q : result.queues) {
-      for (const auto& [id, amount] : q.allocated.NonZero()) {
-        metrics_queue_allocated_.Set({q.queue, ResourceName(id)}, gauge_value(id, amount));
-      }
-      if (q.deserved) {
-        for (const auto& [id, amount] : q.deserved->NonZero()) {
-          metrics_queue_deserved_.Set({q.queue, ResourceName(id)}, gauge_value(id, amount));
-        }
-      }
-      if (!existing.count(q.queue)) continue;  // the implicit default queue has no object
-      Resources previous;
-      auto it = queue_allocated_.find(q.queue);
-      if (it != queue_allocated_.end()) {
-        if (it->second == q.allocated) continue;
-        previous = it->second;
-      }
-      queue_allocated_[q.queue] = q.allocated;
-      status_queue_->Push([this, name = q.queue, allocated = q.allocated, previous] {
-        WaitForBinds();
-        absl::StatusOr<HttpResult> r = PatchQueueAllocated(*client_, name, allocated, previous);
-        bool ok = r.ok() && r->ok();
-        metrics_writes_.Add({"queue", ok ? "success" : "error"});
-        if (!ok) {
-          LAHAR_WARN("status") << "Queue " << name << ": " << (r.ok() ? r->Describe() : std::string(r.status().message()));
-        }
-      });
-    }
-  }
-
-  struct JobCondition {
-    std::string type;
-    std::string reason;
-    std::string message;
-    std::string previous_message;  // the waiting message of the previous session
-    Clock::time_point since;       // when it first said previous_message
-    std::string reported_message;  // the last one Events and pod conditions were written for
-  };
 
   DaemonOptions options_;
   std::unique_ptr<KubeClient> client_;
@@ -678,16 +468,10 @@ class SchedulerDaemon::Impl {
   std::unique_ptr<HttpServer> http_;
   std::unique_ptr<WorkQueue> bind_queue_;
   std::unique_ptr<WorkQueue> status_queue_;
+  std::unique_ptr<StatusWriter> status_writer_;
 
-  // Loop thread only.
-  std::map<std::string, JobCondition, std::less<>> conditions_;
-  std::map<std::string, Resources, std::less<>> queue_allocated_;
-
-  std::mutex report_mu_;  // guards what reflector threads and writers share below
+  std::mutex report_mu_;  // guards reported_invalid_ (reflector threads)
   std::map<std::string, std::string> reported_invalid_;
-  std::map<std::string, PodGroupStatus, std::less<>> observed_status_;
-  std::map<std::string, PodGroupStatus, std::less<>> written_status_;
-  std::map<std::string, Clock::time_point, std::less<>> count_written_at_;
 
   MetricsRegistry metrics_;
   GaugeFamily& metrics_leader_;

@@ -15,6 +15,9 @@
 
 namespace lahar {
 
+// PodGroup and Queue (Volcano's API group and version).
+inline constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
+
 // "2026-11-23T05:12:00Z" (metav1.Time) and "2026-11-23T05:12:00.123456Z" (metav1.MicroTime).
 std::string RfcTime(int64_t unix_micros);
 std::string RfcMicroTime(int64_t unix_micros);
