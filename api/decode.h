@@ -10,8 +10,8 @@
 
 #include "absl/status/statusor.h"
 #include "api/objects.h"
+#include "api/yaml.h"
 #include "rapidjson/document.h"
-#include "yaml-cpp/yaml.h"
 
 namespace lahar {
 
@@ -34,14 +34,6 @@ absl::StatusOr<std::vector<KubeObject>> DecodeObjectStream(std::string_view text
 
 // Reads the resource list {name: quantity} at `json`; `where` prefixes error messages.
 absl::StatusOr<Resources> DecodeResourceList(const rapidjson::Value& json, std::string_view where);
-
-// Parses a YAML text into its documents; syntax errors carry line and column.
-absl::StatusOr<std::vector<YAML::Node>> ParseYamlDocuments(std::string_view text);
-
-// Converts a YAML node to JSON. Plain scalars that read as integers become numbers, true/false
-// booleans, null/~ null; every other scalar (also quoted numbers) stays a string.
-void YamlToJson(const YAML::Node& node, rapidjson::Value& out,
-                rapidjson::Document::AllocatorType& allocator);
 
 // Parses an RFC 3339 timestamp ("2024-01-02T03:04:05Z") to seconds since the epoch.
 absl::StatusOr<int64_t> ParseTimestamp(std::string_view text);
