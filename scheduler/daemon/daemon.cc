@@ -23,6 +23,7 @@
 #include "scheduler/daemon/work_queue.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle.h"
+#include "scheduler/framework/victims.h"
 
 namespace lahar {
 namespace {
@@ -419,7 +420,7 @@ class SchedulerDaemon::Impl {
       if (result.ok() && (result->ok() || result->status == 404)) {
         // The reason names the job evicted for ("elastic-preempted-for ns/job"); the metric
         // keeps only its kind, so its series stay few.
-        metrics_evictions_.Add({evict.reason.substr(0, evict.reason.find(' '))});
+        metrics_evictions_.Add({std::string(SplitEvictionReason(evict.reason).first)});
         LAHAR_LOG(1, "evict") << evict.pod << " from " << evict.node << ": " << evict.reason;
         PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Normal", "Evicted",
                             StrCat("evicted by lahar-scheduler: ", evict.reason)});
@@ -443,10 +444,8 @@ class SchedulerDaemon::Impl {
     metrics_evictions_refused_.Add({});
     PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Warning", "EvictionRefused",
                         StrCat("eviction by lahar-scheduler (", evict.reason, ") refused: ", failure)});
-    const size_t space = evict.reason.find(' ');
-    if (space == std::string::npos) return;
     std::string for_ns, for_job;
-    SplitKey(evict.reason.substr(space + 1), for_ns, for_job);
+    SplitKey(SplitEvictionReason(evict.reason).second, for_ns, for_job);
     if (for_job.empty()) return;
     PostEvent(EventSpec{"PodGroup", kVolcanoApiVersion, for_ns, for_ns, for_job, "", "Warning", "EvictionRefused",
                         StrCat("waits: evicting ", evict.pod, " for it was refused: ", failure)});

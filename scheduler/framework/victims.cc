@@ -298,6 +298,12 @@ std::string EvictionReason(std::string_view verb, const JobInfo& starving) {
   return StrCat(verb, " ", starving.namespace_, "/", starving.name);
 }
 
+std::pair<std::string_view, std::string_view> SplitEvictionReason(std::string_view reason) {
+  const size_t space = reason.find(' ');
+  if (space == std::string_view::npos) return {reason, {}};
+  return {reason.substr(0, space), reason.substr(space + 1)};
+}
+
 void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resources& free) {
   // Per touched node: its future idle now, and before the plan (victims were not releasing yet,
   // the placements not promised), each clamped at zero as FreeCapacity counts them.

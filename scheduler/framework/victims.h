@@ -141,6 +141,8 @@ std::vector<bool> ScalableJobs(const Session& session);
 
 // "<verb> <namespace>/<job>": elastic-preempted-for, preempted-for, reclaimed-for.
 std::string EvictionReason(std::string_view verb, const JobInfo& starving);
+// The inverse: {verb, "namespace/job"}; the job is empty for a reason of another form.
+std::pair<std::string_view, std::string_view> SplitEvictionReason(std::string_view reason);
 
 // Free capacity on schedulable nodes (idle and releasing, less promises), clamped at zero.
 Resources FreeCapacity(const Session& session);

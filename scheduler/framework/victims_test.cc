@@ -462,5 +462,15 @@ TEST_CASE("evicting a pod frees its slot for the promise") {
   CHECK(plan.placements == Strings{"s-w-0@n1"});
 }
 
+TEST_CASE("an eviction reason splits back into its verb and the job it was for") {
+  JobInfo starving;
+  starving.namespace_ = "ml";
+  starving.name = "bert";
+  const std::string reason = EvictionReason("reclaimed-for", starving);
+  CHECK(reason == "reclaimed-for ml/bert");
+  CHECK(SplitEvictionReason(reason) == std::pair<std::string_view, std::string_view>{"reclaimed-for", "ml/bert"});
+  CHECK(SplitEvictionReason("node-removed").second.empty());
+}
+
 }  // namespace
 }  // namespace lahar
