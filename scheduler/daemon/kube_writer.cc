@@ -104,12 +104,11 @@ std::string PodGroupStatusPatch(const PodGroupStatus& status, std::string_view t
   return body.GetString();
 }
 
-absl::StatusOr<HttpResult> PatchPodGroupStatus(KubeClient& client, std::string_view namespace_, std::string_view name,
-                                               const PodGroupStatus& status, std::string_view transition_time) {
-  return client.Request("PATCH",
-                        StrCat("/apis/scheduling.volcano.sh/v1beta1/namespaces/", namespace_, "/podgroups/", name,
-                               "/status"),
-                        PodGroupStatusPatch(status, transition_time), "application/merge-patch+json");
+absl::StatusOr<HttpResult> PatchPodGroupStatus(StatusPatcher& patcher, std::string_view namespace_,
+                                               std::string_view name, const PodGroupStatus& status,
+                                               std::string_view transition_time) {
+  return patcher.Patch("podgroups", StrCat(kVolcanoApiPath, "/namespaces/", namespace_, "/podgroups/", name),
+                       PodGroupStatusPatch(status, transition_time));
 }
 
 absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string_view namespace_, std::string_view pod,
@@ -157,10 +156,9 @@ std::string QueueAllocatedPatch(const Resources& allocated, const Resources& pre
   return body.GetString();
 }
 
-absl::StatusOr<HttpResult> PatchQueueAllocated(KubeClient& client, std::string_view queue, const Resources& allocated,
-                                               const Resources& previous) {
-  return client.Request("PATCH", StrCat("/apis/scheduling.volcano.sh/v1beta1/queues/", queue, "/status"),
-                        QueueAllocatedPatch(allocated, previous), "application/merge-patch+json");
+absl::StatusOr<HttpResult> PatchQueueAllocated(StatusPatcher& patcher, std::string_view queue,
+                                               const Resources& allocated, const Resources& previous) {
+  return patcher.Patch("queues", StrCat(kVolcanoApiPath, "/queues/", queue), QueueAllocatedPatch(allocated, previous));
 }
 
 absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& event, std::string_view reporting_instance) {

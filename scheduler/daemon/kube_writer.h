@@ -1,6 +1,7 @@
 // The daemon's writes to the apiserver, one function per kind of write: bindings, evictions,
 // PodGroup and Queue status, pod conditions and Events. Each builds the JSON body and sends
-// one request; callers decide when to write (and skip writes that would change nothing).
+// one request (status: where the CRD keeps it, see status_patcher.h); callers decide when to
+// write (and skip writes that would change nothing).
 #ifndef LAHAR_SCHEDULER_DAEMON_KUBE_WRITER_H_
 #define LAHAR_SCHEDULER_DAEMON_KUBE_WRITER_H_
 
@@ -12,11 +13,14 @@
 #include "api/objects.h"
 #include "api/resources.h"
 #include "cache/kube/client.h"
+#include "scheduler/daemon/status_patcher.h"
 
 namespace lahar {
 
 // PodGroup and Queue (Volcano's API group and version).
 inline constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
+// Its discovery document, which says which of its resources have a status subresource.
+inline constexpr char kVolcanoApiPath[] = "/apis/scheduling.volcano.sh/v1beta1";
 
 // "2026-11-23T05:12:00Z" (metav1.Time) and "2026-11-23T05:12:00.123456Z" (metav1.MicroTime).
 std::string RfcTime(int64_t unix_micros);
@@ -42,8 +46,9 @@ struct PodGroupStatus {
   bool operator==(const PodGroupStatus&) const = default;
 };
 std::string PodGroupStatusPatch(const PodGroupStatus& status, std::string_view transition_time);
-absl::StatusOr<HttpResult> PatchPodGroupStatus(KubeClient& client, std::string_view namespace_, std::string_view name,
-                                               const PodGroupStatus& status, std::string_view transition_time);
+absl::StatusOr<HttpResult> PatchPodGroupStatus(StatusPatcher& patcher, std::string_view namespace_,
+                                               std::string_view name, const PodGroupStatus& status,
+                                               std::string_view transition_time);
 
 // PodScheduled=False with the reason, as kube-scheduler reports an unschedulable pod.
 absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string_view namespace_, std::string_view pod,
@@ -52,8 +57,8 @@ absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string
 // Queue status.allocated as Kubernetes quantities; resources of `previous` (what was written
 // last) that are no longer allocated are removed.
 std::string QueueAllocatedPatch(const Resources& allocated, const Resources& previous);
-absl::StatusOr<HttpResult> PatchQueueAllocated(KubeClient& client, std::string_view queue, const Resources& allocated,
-                                               const Resources& previous);
+absl::StatusOr<HttpResult> PatchQueueAllocated(StatusPatcher& patcher, std::string_view queue,
+                                               const Resources& allocated, const Resources& previous);
 
 struct EventSpec {
   std::string kind;  // of the object the Event is about: Pod, PodGroup, Queue

@@ -44,6 +44,7 @@ StatusWriter::StatusWriter(KubeClient& client, WorkQueue& status_queue, const Wo
                            std::chrono::milliseconds report_delay, std::function<void(EventSpec)> post_event,
                            Metrics metrics)
     : client_(client),
+      status_patcher_(client, kVolcanoApiPath),
       status_queue_(status_queue),
       bind_queue_(bind_queue),
       report_delay_(report_delay),
@@ -122,7 +123,7 @@ void StatusWriter::WriteJobStatus(const CycleResult& result, const std::vector<J
       if (write) {
         status_queue_.Push([this, ns = job.namespace_, name = job.name, status, now] {
           WaitForBinds();
-          absl::StatusOr<HttpResult> r = PatchPodGroupStatus(client_, ns, name, status, now);
+          absl::StatusOr<HttpResult> r = PatchPodGroupStatus(status_patcher_, ns, name, status, now);
           bool ok = r.ok() && r->ok();
           metrics_.writes.Add({"podgroup", ok ? "success" : "error"});
           if (!ok) {
@@ -186,7 +187,7 @@ void StatusWriter::WriteQueueStatus(const CycleResult& result, const std::set<st
     queue_allocated_[q.queue] = q.allocated;
     status_queue_.Push([this, name = q.queue, allocated = q.allocated, previous] {
       WaitForBinds();
-      absl::StatusOr<HttpResult> r = PatchQueueAllocated(client_, name, allocated, previous);
+      absl::StatusOr<HttpResult> r = PatchQueueAllocated(status_patcher_, name, allocated, previous);
       bool ok = r.ok() && r->ok();
       metrics_.writes.Add({"queue", ok ? "success" : "error"});
       if (!ok) {

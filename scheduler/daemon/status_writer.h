@@ -2,7 +2,8 @@
 // condition, pod counts), PodScheduled conditions on waiting pods, Unschedulable Events, Queue
 // status.allocated and the queue and fulfillment gauges. Each write happens only when it would
 // change what the apiserver shows (or last accepted), on the status work queue, after pending
-// bindings; pod counts at most every 5 s per PodGroup.
+// bindings; pod counts at most every 5 s per PodGroup. Status goes to the status subresource
+// where the CRD has one and to the object itself where it does not (StatusPatcher).
 #ifndef LAHAR_SCHEDULER_DAEMON_STATUS_WRITER_H_
 #define LAHAR_SCHEDULER_DAEMON_STATUS_WRITER_H_
 
@@ -19,6 +20,7 @@
 #include "rapidjson/document.h"
 #include "scheduler/daemon/kube_writer.h"
 #include "scheduler/daemon/metrics.h"
+#include "scheduler/daemon/status_patcher.h"
 #include "scheduler/daemon/work_queue.h"
 #include "scheduler/framework/cycle.h"
 
@@ -80,6 +82,7 @@ class StatusWriter {
   void WaitForBinds();
 
   KubeClient& client_;
+  StatusPatcher status_patcher_;  // PodGroup and Queue status
   WorkQueue& status_queue_;
   const WorkQueue& bind_queue_;
   const std::chrono::milliseconds report_delay_;
