@@ -243,10 +243,9 @@ class SchedulerDaemon::Impl {
       if (!config.ok()) {
         metrics_reloads_.Add({"failure"});
         metrics_config_ok_.Set({}, 0);
-        std::string message = StrCat("configuration reload refused, keeping the last good configuration: ",
-                                     options_.scheduler_conf, ": ", config.status().message());
-        LAHAR_ERROR("config") << message;
-        ReportAboutSelf("ConfigReloadFailed", message);
+        const std::string error = StrCat(options_.scheduler_conf, ": ", config.status().message());
+        LAHAR_ERROR("config") << "configuration reload refused, keeping the last good configuration: " << error;
+        ReportAboutSelf("ConfigRejected", StrCat("keeping the last good configuration: ", error));
         continue;
       }
       {
@@ -259,12 +258,11 @@ class SchedulerDaemon::Impl {
     }
   }
 
-  // An Event on our own pod, when we know it (POD_NAMESPACE / POD_NAME from the downward API).
   void ReportAboutSelf(std::string reason, std::string message) {
     const char* ns = std::getenv("POD_NAMESPACE");
     const char* name = std::getenv("POD_NAME");
-    if (ns == nullptr || name == nullptr || *ns == '\0' || *name == '\0') return;
-    PostEvent(EventSpec{"Pod", "v1", ns, ns, name, "", "Warning", std::move(reason), std::move(message)});
+    PostEvent(SchedulerEvent(ns != nullptr ? ns : "", name != nullptr ? name : "", options_.leader, std::move(reason),
+                             std::move(message)));
   }
 
   void PostEvent(EventSpec event) {

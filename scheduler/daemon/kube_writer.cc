@@ -195,4 +195,14 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
   return client.Request("POST", StrCat("/api/v1/namespaces/", event.namespace_, "/events"), body.GetString());
 }
 
+EventSpec SchedulerEvent(std::string_view pod_namespace, std::string_view pod_name, const LeaderElectionConfig& lease,
+                         std::string reason, std::string message) {
+  if (!pod_namespace.empty() && !pod_name.empty()) {
+    return EventSpec{"Pod", "v1", std::string(pod_namespace), std::string(pod_namespace), std::string(pod_name), "",
+                     "Warning", std::move(reason), std::move(message)};
+  }
+  return EventSpec{"Lease", "coordination.k8s.io/v1", lease.namespace_, lease.namespace_, lease.name, "",
+                   "Warning", std::move(reason), std::move(message)};
+}
+
 }  // namespace lahar

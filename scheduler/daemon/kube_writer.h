@@ -13,6 +13,7 @@
 #include "api/objects.h"
 #include "api/resources.h"
 #include "cache/kube/client.h"
+#include "scheduler/daemon/leader_election.h"
 #include "scheduler/daemon/status_patcher.h"
 
 namespace lahar {
@@ -72,6 +73,12 @@ struct EventSpec {
   std::string message;
 };
 absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& event, std::string_view reporting_instance);
+
+// An Event about the scheduler itself (a configuration it refused): on its own Pod when
+// `pod_namespace` and `pod_name` are known (env POD_NAMESPACE / POD_NAME, from the downward
+// API), else on its leader-election Lease, which needs not exist.
+EventSpec SchedulerEvent(std::string_view pod_namespace, std::string_view pod_name, const LeaderElectionConfig& lease,
+                         std::string reason, std::string message);
 
 }  // namespace lahar
 

@@ -38,5 +38,28 @@ TEST_CASE("times are RFC 3339 in UTC") {
   CHECK(RfcMicroTime(1'700'000'000'123'456) == "2023-11-14T22:13:20.123456Z");
 }
 
+TEST_CASE("Events about the scheduler: on its Pod when the downward API names it, else on its Lease") {
+  LeaderElectionConfig lease;
+  lease.namespace_ = "lahar-system";
+  lease.name = "lahar";
+  EventSpec on_pod = SchedulerEvent("lahar-system", "lahar-scheduler-7d9f", lease, "ConfigRejected", "line 3: ...");
+  CHECK(on_pod.kind == "Pod");
+  CHECK(on_pod.api_version == "v1");
+  CHECK(on_pod.namespace_ == "lahar-system");
+  CHECK(on_pod.object_namespace == "lahar-system");
+  CHECK(on_pod.name == "lahar-scheduler-7d9f");
+  CHECK(on_pod.type == "Warning");
+  CHECK(on_pod.reason == "ConfigRejected");
+  CHECK(on_pod.message == "line 3: ...");
+  for (auto [ns, name] : {std::pair{"", ""}, std::pair{"lahar-system", ""}, std::pair{"", "lahar-scheduler-7d9f"}}) {
+    EventSpec on_lease = SchedulerEvent(ns, name, lease, "ConfigRejected", "line 3: ...");
+    CHECK(on_lease.kind == "Lease");
+    CHECK(on_lease.api_version == "coordination.k8s.io/v1");
+    CHECK(on_lease.namespace_ == "lahar-system");  // an Event lives in its object's namespace
+    CHECK(on_lease.object_namespace == "lahar-system");
+    CHECK(on_lease.name == "lahar");
+  }
+}
+
 }  // namespace
 }  // namespace lahar
