@@ -258,6 +258,7 @@ class SchedulerDaemon::Impl {
     }
   }
 
+  // On our Pod when the downward API names it, else on our Lease.
   void ReportAboutSelf(std::string reason, std::string message) {
     const char* ns = std::getenv("POD_NAMESPACE");
     const char* name = std::getenv("POD_NAME");
