@@ -82,7 +82,7 @@ refused "an empty tier" 7 'tier|plugins' "${GOOD/- plugins:
 refused "elastic.cooldown: abc" 6 'elastic.cooldown.*abc' "${GOOD/  - name: elastic/  - name: elastic
     arguments:
       elastic.cooldown: abc}"
-refused "not YAML" 2 'YAML' "${GOOD/\"enqueue*backfill\"/[unclosed}"
+refused "not YAML" 2 'column [0-9]+' "${GOOD/\"enqueue*backfill\"/[unclosed}"
 
 step "a good configuration is taken"
 successes="$(metric lahar 'lahar_config_reloads_total{result="success"}')"
