@@ -76,7 +76,7 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
 
 // An Event about the scheduler itself (a configuration it refused): on its own Pod when
 // `pod_namespace` and `pod_name` are known (env POD_NAMESPACE / POD_NAME, from the downward
-// API), else on its leader-election Lease, which needs not exist.
+// API), else on its leader-election Lease, which need not exist.
 EventSpec SchedulerEvent(std::string_view pod_namespace, std::string_view pod_name, const LeaderElectionConfig& lease,
                          std::string reason, std::string message);
 

@@ -38,7 +38,7 @@ put_config() {
 }
 failures() { metric lahar 'lahar_config_reloads_total{result="failure"}'; }
 # rejected_event_says REGEX: a ConfigRejected Event whose message matches (Python regex). The
-# Events go to the leader-election Lease (lahar in $NS), which needs not exist.
+# Events go to the leader-election Lease (lahar in $NS), which need not exist.
 rejected_event_says() {
   [ "$(events Lease lahar | q 'sum(1 for e in items(o) if get(e, "reason") == "ConfigRejected" and re.search(a[0], get(e, "message")))' "$1")" -ge 1 ]
 }
