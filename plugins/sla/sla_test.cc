@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -88,7 +89,7 @@ TEST_CASE("sla: an overdue job is served before younger ones of its queue, earli
 TEST_CASE("sla: arguments are checked") {
   CHECK(NewSlaPlugin(Arguments("plugin sla", {{"sla-waiting-time", "1h"}})).ok());
   CHECK(NewSlaPlugin(Arguments("plugin sla", {})).ok());
-  const auto unknown = NewSlaPlugin(Arguments("plugin sla", {{"sla-waitingtime", "1h"}}));
+  const auto unknown = BuiltinRegistry().NewPlugin("sla", Arguments("plugin sla", {{"sla-waitingtime", "1h"}}));
   REQUIRE_FALSE(unknown.ok());
   CHECK(std::string(unknown.status().message()) ==
         "plugin sla: unknown argument \"sla-waitingtime\" (valid arguments: sla-waiting-time)");

@@ -106,6 +106,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
 }
 
 // Reads a volcano-scheduler.conf, or the first data entry of a ConfigMap that holds one.
+// Keys the configuration sets that Lahar accepts without acting on them (Volcano's).
+void PrintWarnings(const SchedulerConfig& config, std::string_view where) {
+  for (const std::string& warning : config.warnings) std::cerr << "warning: " << where << ": " << warning << "\n";
+}
+
 absl::StatusOr<SchedulerConfig> LoadConfigFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   auto docs = ParseYamlDocuments(text);
@@ -117,6 +122,7 @@ absl::StatusOr<SchedulerConfig> LoadConfigFile(const std::string& path) {
   }
   auto config = ParseSchedulerConfig(text, BuiltinRegistry());
   if (!config.ok()) return Annotate(config.status(), path);
+  PrintWarnings(*config, path);
   return config;
 }
 
@@ -143,6 +149,7 @@ absl::Status Main(const Flags& flags) {
     if (input.scheduler) {
       auto config = ParseSchedulerConfigNode(*input.scheduler, BuiltinRegistry());
       if (!config.ok()) return Annotate(config.status(), StrCat(flags.file, ": scheduler"));
+      PrintWarnings(*config, StrCat(flags.file, ": scheduler"));
       configs.emplace_back("scenario", std::move(*config));
     } else {
       ASSIGN_OR_RETURN(SchedulerConfig config, ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry()));
