@@ -10,6 +10,7 @@
 #include "api/decode.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "scheduler/framework/volcano.h"
 
 namespace lahar {
 namespace {
@@ -72,25 +73,14 @@ absl::StatusOr<Arguments> ReadArguments(const YAML::Node& node, std::string owne
   return Arguments(std::move(owner), std::move(values), std::move(sources));
 }
 
-// Volcano's actions and plugins that Lahar does not implement: named as such rather than as
-// misspellings, so that a user moving from Volcano knows what to take out.
-constexpr std::string_view kVolcanoOnlyActions[] = {"gangpreempt", "gangreclaim", "shuffle"};
-constexpr std::string_view kVolcanoOnlyPlugins[] = {
-    "cdp",     "deviceshare", "extender",      "network-topology-aware", "nodegroup",
-    "numa-aware", "numaaware", "rescheduling", "resource-strategy-fit",  "resourcequota",
-    "task-topology", "tdm",   "usage"};
-
 // Flags of extension points Lahar has no hook for, whose `true` a plugin honours anyway: the
 // capacity plugin always divides along the queue tree (spec 2.1), Volcano's hierarchical mode.
 bool HonouredByDesign(std::string_view plugin, ExtensionPoint point) {
   return point == ExtensionPoint::kHierarchy && (plugin == "capacity" || plugin == "proportion");
 }
 
-template <size_t N>
-bool Contains(const std::string_view (&names)[N], std::string_view name) {
-  return std::find(std::begin(names), std::end(names), name) != std::end(names);
-}
-
+// A Volcano name Lahar lacks is named as such rather than as a misspelling, so that a user
+// moving from Volcano knows what to take out.
 std::string UnknownName(std::string_view kind, std::string_view name, bool volcano_only,
                         const std::vector<std::string>& valid) {
   if (volcano_only) {
@@ -108,7 +98,7 @@ absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Regi
   if (!name || !name.IsScalar() || name.Scalar().empty()) return ErrorAt(node, "plugin without a name");
   option.name = name.Scalar();
   if (!registry.HasPlugin(option.name)) {
-    return ErrorAt(name, UnknownName("plugin", option.name, Contains(kVolcanoOnlyPlugins, option.name),
+    return ErrorAt(name, UnknownName("plugin", option.name, IsVolcanoPlugin(option.name),
                                      registry.PluginNames()));
   }
   for (const auto& kv : node) {
@@ -253,7 +243,7 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
     std::string name(absl::StripAsciiWhitespace(piece));
     if (name.empty()) continue;
     if (!registry.HasAction(name)) {
-      return ErrorAt(actions, UnknownName("action", name, Contains(kVolcanoOnlyActions, name), registry.ActionNames()));
+      return ErrorAt(actions, UnknownName("action", name, IsVolcanoAction(name), registry.ActionNames()));
     }
     if (config.HasAction(name)) return ErrorAt(actions, StrCat("action \"", name, "\" appears twice"));
     config.actions.push_back(std::move(name));
@@ -269,7 +259,7 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
       }
       std::string name = entry["name"].Scalar();
       if (!registry.HasAction(name)) {
-        return ErrorAt(entry["name"], StrCat("configuration for ", UnknownName("action", name, Contains(kVolcanoOnlyActions, name),
+        return ErrorAt(entry["name"], StrCat("configuration for ", UnknownName("action", name, IsVolcanoAction(name),
                                                                       registry.ActionNames())));
       }
       if (config.action_arguments.count(name) > 0) {
