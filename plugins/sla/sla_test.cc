@@ -65,7 +65,12 @@ TEST_CASE("sla: the PodGroup annotation sets a job's own limit, overriding the a
   CHECK(PhaseOf(RunSession(b, Config(), /*now=*/kHour / 6), "default/late") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(RunSession(b, Config({{"sla-waiting-time", "5h"}}), kHour / 6), "default/late") ==
         PodGroupPhase::kInqueue);
-  Annotate(b, "default/late", "sla-waiting-time", "soon");  // not a duration: no limit
+  // Volcano's job controller's annotation wins over the plain one.
+  Annotate(b, "default/late", "volcano.sh/sla-waiting-time", "5h");
+  CHECK(PhaseOf(RunSession(b, Config(), kHour / 6), "default/late") == kPending);
+  CHECK(PhaseOf(RunSession(b, Config(), 6 * kHour), "default/late") == PodGroupPhase::kInqueue);
+  Annotate(b, "default/late", "volcano.sh/sla-waiting-time", "soon");  // not a duration: no limit
+  Annotate(b, "default/late", "sla-waiting-time", "soon");
   CHECK(PhaseOf(RunSession(b, Config(), 100 * kHour), "default/late") == kPending);
 }
 

@@ -59,8 +59,7 @@ absl::StatusOr<double> Arguments::GetDouble(std::string_view key, double default
 absl::StatusOr<bool> Arguments::GetBool(std::string_view key, bool default_value) const {
   auto it = values_.find(key);
   if (it == values_.end()) return default_value;
-  if (it->second == "true" || it->second == "True") return true;
-  if (it->second == "false" || it->second == "False") return false;
+  if (std::optional<bool> value = ParseBoolWord(it->second)) return *value;
   return Error(key, StrCat("\"", it->second, "\" is not true or false"));
 }
 
@@ -70,6 +69,20 @@ absl::StatusOr<Millis> Arguments::GetDuration(std::string_view key, Millis defau
   auto value = ParseDuration(it->second);
   if (!value.ok()) return Error(key, FromAbsl(value.status().message()));
   return *value;
+}
+
+std::optional<bool> ParseBoolWord(std::string_view text) {
+  static constexpr std::string_view kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On",
+                                               "ON",   "y",    "Y",    "1",   "t",   "T"};
+  static constexpr std::string_view kFalse[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off",
+                                                "OFF",   "n",     "N",     "0",  "f",  "F"};
+  for (std::string_view word : kTrue) {
+    if (text == word) return true;
+  }
+  for (std::string_view word : kFalse) {
+    if (text == word) return false;
+  }
+  return std::nullopt;
 }
 
 bool Arguments::IsStructured(std::string_view key) const {

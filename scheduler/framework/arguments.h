@@ -3,6 +3,7 @@
 #define LAHAR_SCHEDULER_FRAMEWORK_ARGUMENTS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,11 @@ class Arguments {
   std::map<std::string, std::string, std::less<>> values_;
   std::map<std::string, Source, std::less<>> sources_;
 };
+
+// A boolean as Volcano's configuration reads one: YAML 1.1's words (true, yes, on, y and their
+// capitalisations; false, no, off, n) and Go's strconv.ParseBool (1, t, T, 0, f, F). nullopt
+// for anything else.
+std::optional<bool> ParseBoolWord(std::string_view text);
 
 // The declared arguments of a plugin or action: what a configuration may set, checked before
 // the factory runs, listed in the README's compatibility table.

@@ -112,15 +112,15 @@ absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Regi
     for (const ExtensionPointFlag& flag : kExtensionPointFlags) {
       if (key != flag.yaml_key) continue;
       known = true;
-      const std::string& v = kv.second.IsScalar() ? kv.second.Scalar() : "";
-      if (v != "true" && v != "false") {
+      const std::optional<bool> v = kv.second.IsScalar() ? ParseBoolWord(kv.second.Scalar()) : std::nullopt;
+      if (!v.has_value()) {
         return ErrorAt(kv.second, StrCat("plugin ", option.name, ": ", key, " must be true or false"));
       }
-      if (!flag.in_lahar && v == "true" && !HonouredByDesign(option.name, flag.point)) {
+      if (!flag.in_lahar && *v && !HonouredByDesign(option.name, flag.point)) {
         return ErrorAt(kv.first, StrCat("plugin ", option.name, ": ", key,
                                         ": true asks for Volcano behaviour that Lahar does not have; remove it"));
       }
-      option.enabled[static_cast<size_t>(flag.point)] = v == "true";
+      option.enabled[static_cast<size_t>(flag.point)] = *v;
     }
     if (!known) {
       std::vector<std::string_view> keys = {"name", "arguments"};
