@@ -12,13 +12,13 @@
 namespace lahar {
 
 absl::Status RegisterBuiltinActions(Registry& registry) {
-  RETURN_IF_ERROR(registry.RegisterAction("enqueue", NewEnqueueAction));
-  RETURN_IF_ERROR(registry.RegisterAction("allocate", NewAllocateAction));
-  RETURN_IF_ERROR(registry.RegisterAction("elastic-scale", NewElasticScaleAction));
-  RETURN_IF_ERROR(registry.RegisterAction("preempt-elastic-workers", NewPreemptElasticWorkersAction));
-  RETURN_IF_ERROR(registry.RegisterAction("backfill", NewBackfillAction));
-  RETURN_IF_ERROR(registry.RegisterAction("preempt", NewPreemptAction));
-  RETURN_IF_ERROR(registry.RegisterAction("reclaim", NewReclaimAction));
+  RETURN_IF_ERROR(registry.RegisterAction("enqueue", NewEnqueueAction, EnqueueArguments()));
+  RETURN_IF_ERROR(registry.RegisterAction("allocate", NewAllocateAction, NodeSearchArgumentSpecs()));
+  RETURN_IF_ERROR(registry.RegisterAction("elastic-scale", NewElasticScaleAction, {}));
+  RETURN_IF_ERROR(registry.RegisterAction("preempt-elastic-workers", NewPreemptElasticWorkersAction, {}));
+  RETURN_IF_ERROR(registry.RegisterAction("backfill", NewBackfillAction, NodeSearchArgumentSpecs()));
+  RETURN_IF_ERROR(registry.RegisterAction("preempt", NewPreemptAction, PreemptArguments()));
+  RETURN_IF_ERROR(registry.RegisterAction("reclaim", NewReclaimAction, ReclaimArguments()));
   return absl::OkStatus();
 }
 

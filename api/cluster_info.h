@@ -89,7 +89,7 @@ struct JobInfo {
   bool preemptable = true;     // PodGroup annotation volcano.sh/preemptable is not "false"
   // Elastic bookkeeping, kept by the cache across sessions.
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
-  Millis sla_waiting_time = -1;   // PodGroup annotation sla-waiting-time, -1 when unset
+  Millis sla_waiting_time = -1;   // PodGroup annotation (volcano.sh/)sla-waiting-time, -1 when unset
   Millis last_scale_time = kNeverMillis;
 
   std::vector<TaskId> tasks;  // every non-terminated task, sorted by name

@@ -28,6 +28,8 @@ inline constexpr char kPreemptableAnnotation[] = "volcano.sh/preemptable";
 inline constexpr char kSimDurationAnnotation[] = "lahar.sh/sim-duration";
 // On a PodGroup: how long the job may wait before the sla plugin serves it first (Volcano's).
 inline constexpr char kSlaWaitingTimeAnnotation[] = "sla-waiting-time";
+// Volcano's job controller writes this one; it wins over the plain one, as in Volcano's sla.
+inline constexpr char kVolcanoSlaWaitingTimeAnnotation[] = "volcano.sh/sla-waiting-time";
 
 struct ObjectMeta {
   std::string name;

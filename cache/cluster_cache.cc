@@ -457,7 +457,8 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
       auto parsed = ParseDuration(cooldown->second);
       if (parsed.ok()) job.cooldown_override = *parsed;
     }
-    auto sla = pg.meta.annotations.find(kSlaWaitingTimeAnnotation);
+    auto sla = pg.meta.annotations.find(kVolcanoSlaWaitingTimeAnnotation);
+    if (sla == pg.meta.annotations.end()) sla = pg.meta.annotations.find(kSlaWaitingTimeAnnotation);
     if (sla != pg.meta.annotations.end()) {
       auto parsed = ParseDuration(sla->second);
       if (parsed.ok()) job.sla_waiting_time = *parsed;

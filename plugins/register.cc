@@ -5,6 +5,7 @@
 #include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
 #include "plugins/nodeorder/nodeorder.h"
+#include "plugins/overcommit/overcommit.h"
 #include "plugins/pdb/pdb.h"
 #include "plugins/predicates/predicates.h"
 #include "plugins/priority/priority.h"
@@ -16,18 +17,20 @@
 namespace lahar {
 
 absl::Status RegisterBuiltinPlugins(Registry& registry) {
-  RETURN_IF_ERROR(registry.RegisterPlugin("priority", NewPriorityPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("gang", NewGangPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("elastic", NewElasticPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("drf", NewDrfPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("conformance", NewConformancePlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("pdb", NewPdbPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("sla", NewSlaPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin));
-  RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin));
+  // Plugins without arguments declare none: any key set for them is an error.
+  RETURN_IF_ERROR(registry.RegisterPlugin("priority", NewPriorityPlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("gang", NewGangPlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("elastic", NewElasticPlugin, ElasticArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("drf", NewDrfPlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("proportion", NewProportionPlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("capacity", NewCapacityPlugin, CapacityArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("conformance", NewConformancePlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("overcommit", NewOvercommitPlugin, OvercommitArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("pdb", NewPdbPlugin, {}));
+  RETURN_IF_ERROR(registry.RegisterPlugin("sla", NewSlaPlugin, SlaArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin, PredicatesArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin, NodeorderArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin, BinpackArguments()));
   return absl::OkStatus();
 }
 

@@ -9,6 +9,7 @@
 
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -264,11 +265,11 @@ TEST_CASE("allocate: the same input gives the same decisions") {
 
 TEST_CASE("allocate: node-search arguments are validated") {
   CHECK(NewAllocateAction(Arguments("action allocate", {{"percentageOfNodesToFind", "50"}})).ok());
-  auto unknown = NewAllocateAction(Arguments("action allocate", {{"minNodes", "5"}}));
+  auto unknown = BuiltinRegistry().NewAction("allocate", Arguments("action allocate", {{"minNodes", "5"}}));
   REQUIRE(!unknown.ok());
   CHECK(std::string(unknown.status().message()) ==
         "action allocate: unknown argument \"minNodes\" (valid arguments: minNodesToFind, "
-        "minPercentageOfNodesToFind, percentageOfNodesToFind)");
+        "minPercentageOfNodesToFind, percentageOfNodesToFind, predicateErrorCacheEnable)");
   CHECK(!NewAllocateAction(Arguments("action allocate", {{"minNodesToFind", "0"}})).ok());
   CHECK(!NewAllocateAction(Arguments("action allocate", {{"percentageOfNodesToFind", "x"}})).ok());
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -92,7 +93,7 @@ TEST_CASE("backfill: idle capacity a pipelined gang waits for stays free") {
 
 TEST_CASE("backfill: takes allocate's node-search arguments") {
   CHECK(NewBackfillAction(Arguments("action backfill", {{"minNodesToFind", "10"}})).ok());
-  CHECK(!NewBackfillAction(Arguments("action backfill", {{"bogus", "1"}})).ok());
+  CHECK(!BuiltinRegistry().NewAction("backfill", Arguments("action backfill", {{"bogus", "1"}})).ok());
 }
 
 }  // namespace

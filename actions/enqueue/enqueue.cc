@@ -74,20 +74,6 @@ class ClusterHeadroom {
   Resources lent_total_;
 };
 
-// What admitting the job asks of the cluster: its minResources minus what it already holds.
-// A PodGroup without minResources asks for the requests of the pods that would complete its min.
-Resources AdmissionRequest(const Session& session, const JobInfo& job) {
-  Resources need;
-  if (job.min_resources.IsZero()) {
-    for (TaskId id : TasksToReachMin(session, job)) need += session.task(id).request;
-    return need;
-  }
-  need = job.min_resources;
-  need -= job.allocated;
-  need.ClampNegativeToZero();
-  return need;
-}
-
 class EnqueueAction : public Action {
  public:
   std::string_view Name() const override { return "enqueue"; }
@@ -154,7 +140,12 @@ class EnqueueAction : public Action {
     const std::string what = job.min_resources.IsZero()
                                  ? StrCat("its minimum of ", job.min_available, " pods (", need.DebugString(), ")")
                                  : StrCat("minResources ", need.DebugString());
-    if (int shortage = headroom.Shortage(job, need); shortage >= 0) {
+    if (session.HasClusterAdmissionHooks()) {
+      if (std::optional<std::string> refusal = session.ClusterAdmissionRefusal(job, need)) {
+        session.SetJobCondition(job.id, "NotEnoughResources", StrCat("not admitted: ", *refusal));
+        return;
+      }
+    } else if (int shortage = headroom.Shortage(job, need); shortage >= 0) {
       session.SetJobCondition(job.id, "NotEnoughResources",
                               StrCat("not admitted: the cluster has too little ",
                                      ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,
@@ -168,14 +159,18 @@ class EnqueueAction : public Action {
     }
     headroom.Reserve(need);
     LAHAR_LOG(2, "enqueue") << "job " << job.key() << " admitted to queue " << queue.name;
-    session.SetJobPhase(job.id, PodGroupPhase::kInqueue);
+    session.AdmitJob(job.id, need);
   }
 };
 
 }  // namespace
 
+std::vector<ArgumentSpec> EnqueueArguments() {
+  return {{"overcommit-factor", ArgumentKind::kNumber, "1.2", ArgumentSupport::kIgnored,
+           "older Volcano releases; the overcommit plugin's argument now"}};
+}
+
 absl::StatusOr<std::unique_ptr<Action>> NewEnqueueAction(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<EnqueueAction>();
 }
 

@@ -10,12 +10,14 @@
 // - the cluster-wide headroom still holds its minResources: idle resources of schedulable nodes
 //   plus what releasing pods will free, minus what the jobs admitted earlier in this session
 //   reserved. A job that does not fit is skipped; a smaller one after it may still be admitted.
+//   A plugin with a cluster admission hook (overcommit) replaces this check with its own.
 // Jobs admitted in an earlier session reserve nothing here: allocate places them this session or
 // they wait, and this gate only keeps the number of admitted, unplaceable gangs small.
 #ifndef LAHAR_ACTIONS_ENQUEUE_ENQUEUE_H_
 #define LAHAR_ACTIONS_ENQUEUE_ENQUEUE_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/arguments.h"
@@ -24,6 +26,7 @@
 namespace lahar {
 
 // Validates `arguments` (enqueue takes none) and creates the action.
+std::vector<ArgumentSpec> EnqueueArguments();
 absl::StatusOr<std::unique_ptr<Action>> NewEnqueueAction(const Arguments& arguments);
 
 }  // namespace lahar

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -166,9 +167,13 @@ TEST_CASE("enqueue: a pod without a PodGroup needs no admission") {
   CHECK(out.binds == std::map<std::string, std::string>{{"default/solo", "n1"}});
 }
 
-TEST_CASE("enqueue: takes no arguments") {
+TEST_CASE("enqueue: takes only older Volcano's overcommit-factor, with a warning") {
   CHECK(NewEnqueueAction(Arguments()).ok());
-  CHECK(!NewEnqueueAction(Arguments("action enqueue", {{"overcommit-factor", "1.2"}})).ok());
+  CHECK(!BuiltinRegistry().NewAction("enqueue", Arguments("action enqueue", {{"overcommitfactor", "1.2"}})).ok());
+  auto warnings = BuiltinRegistry().CheckActionArguments("enqueue", Arguments("action enqueue", {{"overcommit-factor", "1.2"}}));
+  REQUIRE(warnings.ok());
+  REQUIRE(warnings->size() == 1);
+  CHECK_THAT((*warnings)[0], Catch::Contains("overcommit-factor"));
 }
 
 }  // namespace

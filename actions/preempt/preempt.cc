@@ -29,8 +29,21 @@ class PreemptAction : public Action {
 
 }  // namespace
 
+std::vector<ArgumentSpec> PreemptArguments() {
+  constexpr auto kInt = ArgumentKind::kInt;
+  constexpr auto kIgnored = ArgumentSupport::kIgnored;
+  return {
+      {kPredicateErrorCacheEnable, ArgumentKind::kBool, "true", kIgnored,
+       "Lahar always caches predicate verdicts per constraint class"},
+      {"enableTopologyAwarePreemption", ArgumentKind::kBool, "false", kIgnored, "Volcano's candidate node search"},
+      {"topologyAwarePreemptWorkerNum", kInt, "16", kIgnored, "Volcano's candidate node search"},
+      {"minCandidateNodesPercentage", kInt, "10", kIgnored, "Volcano's candidate node search"},
+      {"minCandidateNodesAbsolute", kInt, "1", kIgnored, "Volcano's candidate node search"},
+      {"maxCandidateNodesAbsolute", kInt, "100", kIgnored, "Volcano's candidate node search"},
+  };
+}
+
 absl::StatusOr<std::unique_ptr<Action>> NewPreemptAction(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<PreemptAction>();
 }
 

@@ -9,6 +9,7 @@
 #define LAHAR_ACTIONS_PREEMPT_PREEMPT_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/arguments.h"
@@ -16,6 +17,7 @@
 
 namespace lahar {
 
+std::vector<ArgumentSpec> PreemptArguments();
 absl::StatusOr<std::unique_ptr<Action>> NewPreemptAction(const Arguments& arguments);
 
 }  // namespace lahar

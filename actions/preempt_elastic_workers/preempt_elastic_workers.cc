@@ -23,7 +23,6 @@ class PreemptElasticWorkersAction : public Action {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Action>> NewPreemptElasticWorkersAction(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<PreemptElasticWorkersAction>();
 }
 

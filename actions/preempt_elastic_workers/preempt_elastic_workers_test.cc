@@ -197,7 +197,7 @@ const Registry& TestRegistry() {
       auto queue = args.GetString("queue", "");
       if (!queue.ok()) return queue.status();
       return std::make_unique<OverusedPlugin>(*queue);
-    });
+    }, {{"queue", ArgumentKind::kString, ""}});
     return r;
   }();
   return *registry;

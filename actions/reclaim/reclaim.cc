@@ -197,8 +197,12 @@ class ReclaimAction : public Action {
 
 }  // namespace
 
+std::vector<ArgumentSpec> ReclaimArguments() {
+  return {{kPredicateErrorCacheEnable, ArgumentKind::kBool, "true", ArgumentSupport::kIgnored,
+           "Lahar always caches predicate verdicts per constraint class"}};
+}
+
 absl::StatusOr<std::unique_ptr<Action>> NewReclaimAction(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<ReclaimAction>();
 }
 

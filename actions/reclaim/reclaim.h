@@ -16,6 +16,7 @@
 #define LAHAR_ACTIONS_RECLAIM_RECLAIM_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/arguments.h"
@@ -23,6 +24,7 @@
 
 namespace lahar {
 
+std::vector<ArgumentSpec> ReclaimArguments();
 absl::StatusOr<std::unique_ptr<Action>> NewReclaimAction(const Arguments& arguments);
 
 }  // namespace lahar

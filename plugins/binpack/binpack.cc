@@ -69,18 +69,12 @@ absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments) {
     listed.push_back(key);
   }
 
+  // Volcano would silently skip such a weight; here it is named, as a likely slip.
   for (const auto& [key, value] : arguments.values()) {
     const std::string_view k = key;
-    if (k == kWeight || k == kCpuWeight || k == kMemoryWeight || k == kResources) continue;
-    if (k.substr(0, kResourcePrefix.size()) == kResourcePrefix) {
-      if (std::find(listed.begin(), listed.end(), key) != listed.end()) continue;
-      return absl::InvalidArgumentError(StrCat(arguments.owner(), ": argument ", key, ": resource ",
-                                               k.substr(kResourcePrefix.size()), " is not listed in ",
-                                               kResources));
-    }
-    return absl::InvalidArgumentError(StrCat(arguments.owner(), ": unknown argument ", key, " (valid: ", kWeight,
-                                             ", ", kCpuWeight, ", ", kMemoryWeight, ", ", kResources, ", ",
-                                             kResourcePrefix, "<name>)"));
+    if (k.substr(0, kResourcePrefix.size()) != kResourcePrefix) continue;
+    if (std::find(listed.begin(), listed.end(), key) != listed.end()) continue;
+    return arguments.Error(key, StrCat("resource ", k.substr(kResourcePrefix.size()), " is not listed in ", kResources));
   }
   return weights;
 }
@@ -100,6 +94,18 @@ double BinpackScore(const TaskInfo& task, const NodeInfo& node, const BinpackWei
   }
   if (weight_sum > 0) score /= static_cast<double>(weight_sum);
   return score * kMaxNodeScore * static_cast<double>(weights.weight);
+}
+
+std::vector<ArgumentSpec> BinpackArguments() {
+  return {
+      {kWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of the binpack score"},
+      {kCpuWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of cpu"},
+      {kMemoryWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of memory"},
+      {kResources, ArgumentKind::kString, "", ArgumentSupport::kHonoured,
+       "comma-separated further resources to pack"},
+      {"binpack.resources.*", ArgumentKind::kInt, "1", ArgumentSupport::kHonoured,
+       "weight of a resource listed in binpack.resources"},
+  };
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& arguments) {

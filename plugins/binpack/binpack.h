@@ -8,7 +8,7 @@
 //
 // Arguments: binpack.weight (default 1), binpack.cpu (1), binpack.memory (1), integers >= 0;
 // binpack.resources, a comma-separated list of resource names; binpack.resources.<name>, the
-// weight of a listed resource (default 1). Any other key is an error.
+// weight of a listed resource (default 1; a weight for a resource not listed is an error).
 #ifndef LAHAR_PLUGINS_BINPACK_BINPACK_H_
 #define LAHAR_PLUGINS_BINPACK_BINPACK_H_
 
@@ -23,6 +23,7 @@
 
 namespace lahar {
 
+std::vector<ArgumentSpec> BinpackArguments();
 absl::StatusOr<std::unique_ptr<Plugin>> NewBinpackPlugin(const Arguments& arguments);
 
 struct BinpackWeights {

@@ -87,7 +87,7 @@ TEST_CASE("bad binpack arguments are errors naming the plugin and the key") {
              Catch::Contains("binpack.resources.example.com/foo") && Catch::Contains("not listed in binpack.resources"));
   auto unknown = ParseSchedulerConfig(Config("      binpack.gpu: 2\n"), BuiltinRegistry());
   REQUIRE_FALSE(unknown.ok());
-  CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("unknown argument binpack.gpu"));
+  CHECK_THAT(std::string(unknown.status().message()), Catch::Contains("line 6: plugin binpack: unknown argument \"binpack.gpu\" (valid arguments: binpack.weight"));
 }
 
 

@@ -36,7 +36,6 @@ class ConformancePlugin : public Plugin {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewConformancePlugin(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<ConformancePlugin>();
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -36,7 +37,9 @@ TEST_CASE("conformance: pods of the critical priority classes are never victims"
 }
 
 TEST_CASE("conformance: takes no arguments") {
-  CHECK_FALSE(NewConformancePlugin(Arguments("plugin conformance", {{"x", "1"}})).ok());
+  auto plugin = BuiltinRegistry().NewPlugin("conformance", Arguments("plugin conformance", {{"x", "1"}}));
+  REQUIRE_FALSE(plugin.ok());
+  CHECK(plugin.status().message() == "plugin conformance: unknown argument \"x\" (it takes no arguments)");
 }
 
 }  // namespace

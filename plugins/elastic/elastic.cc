@@ -181,6 +181,15 @@ class ElasticPlugin : public Plugin {
 
 }  // namespace
 
+std::vector<ArgumentSpec> ElasticArguments() {
+  return {
+      {kCooldownKey, ArgumentKind::kDuration, "60s", ArgumentSupport::kHonoured,
+       "no elastic change to a job again within this time of the last"},
+      {kCpuByLimitsKey, ArgumentKind::kBool, "true", ArgumentSupport::kHonoured,
+       "CPU-only elastic workers fit within the pod limits on a node"},
+  };
+}
+
 absl::StatusOr<ElasticPluginOptions> ParseElasticPluginOptions(const Arguments& arguments) {
   ElasticPluginOptions options;
   ASSIGN_OR_RETURN(options.cooldown, arguments.GetDuration(kCooldownKey, options.cooldown));

@@ -51,6 +51,7 @@
 #define LAHAR_PLUGINS_ELASTIC_ELASTIC_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "api/duration.h"
@@ -64,6 +65,7 @@ struct ElasticPluginOptions {
   bool cpu_by_limits = true;
 };
 
+std::vector<ArgumentSpec> ElasticArguments();
 absl::StatusOr<ElasticPluginOptions> ParseElasticPluginOptions(const Arguments& arguments);
 
 // Validates `arguments` and creates the plugin.

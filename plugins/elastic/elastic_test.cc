@@ -33,7 +33,7 @@ const Registry& TestRegistry() {
     (void)RegisterBuiltinPlugins(*r);
     (void)r->RegisterPlugin("test-reject-enqueue", [](const Arguments&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
       return std::make_unique<RejectEnqueuePlugin>();
-    });
+    }, {});
     return r;
   }();
   return *registry;

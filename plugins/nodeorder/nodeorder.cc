@@ -19,10 +19,6 @@ constexpr int64_t kMaxWeight = 1'000'000;
 constexpr std::string_view kLeastRequested = "leastrequested.weight";
 constexpr std::string_view kBalancedResource = "balancedresource.weight";
 constexpr std::string_view kMostRequested = "mostrequested.weight";
-// Volcano's weights for scores Lahar does not compute: accepted, no effect.
-constexpr std::string_view kIgnoredWeights[] = {"nodeaffinity.weight",      "podaffinity.weight",
-                                                "tainttoleration.weight",   "imagelocality.weight",
-                                                "podtopologyspread.weight", "selectorspread.weight"};
 
 struct Weights {
   int64_t least_requested = 1;
@@ -110,20 +106,24 @@ double BalancedAllocationScore(const TaskInfo& task, const NodeInfo& node) {
   return (1 - deviation) * kMaxNodeScore;
 }
 
+std::vector<ArgumentSpec> NodeorderArguments() {
+  constexpr auto kInt = ArgumentKind::kInt;
+  constexpr auto kIgnored = ArgumentSupport::kIgnored;
+  return {
+      {kLeastRequested, kInt, "1", ArgumentSupport::kHonoured, "weight of the least-requested score"},
+      {kBalancedResource, kInt, "1", ArgumentSupport::kHonoured, "weight of the balanced-resource score"},
+      {kMostRequested, kInt, "0", ArgumentSupport::kHonoured, "weight of the most-requested score"},
+      // Volcano's weights of scores Lahar does not compute.
+      {"nodeaffinity.weight", kInt, "2", kIgnored, "preferred node affinity"},
+      {"podaffinity.weight", kInt, "2", kIgnored, "inter-pod affinity"},
+      {"tainttoleration.weight", kInt, "3", kIgnored, "PreferNoSchedule taints"},
+      {"imagelocality.weight", kInt, "1", kIgnored, "images already on the node"},
+      {"podtopologyspread.weight", kInt, "2", kIgnored, "topology spread constraints"},
+      {"selectorspread.weight", kInt, "0", kIgnored, "older Volcano releases"},
+  };
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewNodeorderPlugin(const Arguments& arguments) {
-  for (const auto& [key, value] : arguments.values()) {
-    const std::string_view k = key;
-    const bool ignored =
-        std::find(std::begin(kIgnoredWeights), std::end(kIgnoredWeights), k) != std::end(kIgnoredWeights);
-    const bool known = k == kLeastRequested || k == kBalancedResource || k == kMostRequested || ignored;
-    if (!known) {
-      std::string valid = StrCat(kLeastRequested, ", ", kBalancedResource, ", ", kMostRequested);
-      for (std::string_view name : kIgnoredWeights) StrAppend(&valid, ", ", name);
-      return absl::InvalidArgumentError(
-          StrCat(arguments.owner(), ": unknown argument ", key, " (valid: ", valid, ")"));
-    }
-    if (ignored) RETURN_IF_ERROR(arguments.GetInt(k, 0, 0, kMaxWeight).status());
-  }
   Weights w;
   ASSIGN_OR_RETURN(w.least_requested, arguments.GetInt(kLeastRequested, w.least_requested, 0, kMaxWeight));
   ASSIGN_OR_RETURN(w.balanced_resource, arguments.GetInt(kBalancedResource, w.balanced_resource, 0, kMaxWeight));

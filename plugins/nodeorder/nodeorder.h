@@ -15,11 +15,12 @@
 // Arguments (Volcano's names): leastrequested.weight (default 1), balancedresource.weight
 // (default 1), mostrequested.weight (default 0), integers >= 0. Volcano's other nodeorder weights
 // (nodeaffinity, podaffinity, tainttoleration, imagelocality, podtopologyspread, selectorspread)
-// are accepted so Volcano configurations load, and have no effect.
+// are accepted with a warning so Volcano configurations load, and have no effect.
 #ifndef LAHAR_PLUGINS_NODEORDER_NODEORDER_H_
 #define LAHAR_PLUGINS_NODEORDER_NODEORDER_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "api/cluster_info.h"
@@ -28,6 +29,7 @@
 
 namespace lahar {
 
+std::vector<ArgumentSpec> NodeorderArguments();
 absl::StatusOr<std::unique_ptr<Plugin>> NewNodeorderPlugin(const Arguments& arguments);
 
 // The three scores on 0..100 for placing `task` on `node`.

@@ -101,7 +101,7 @@ TEST_CASE("bad nodeorder arguments are errors naming the plugin and the key") {
   auto typo = ParseSchedulerConfig(Config("      leastrequest.weight: 1\n"), BuiltinRegistry());
   REQUIRE_FALSE(typo.ok());
   CHECK_THAT(std::string(typo.status().message()),
-             Catch::Contains("unknown argument leastrequest.weight") && Catch::Contains("leastrequested.weight"));
+             Catch::Contains("unknown argument \"leastrequest.weight\"") && Catch::Contains("leastrequested.weight"));
 }
 
 }  // namespace

@@ -110,7 +110,6 @@ class PdbPlugin : public Plugin {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewPdbPlugin(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectNone());
   return std::make_unique<PdbPlugin>();
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -107,7 +108,7 @@ TEST_CASE("pdb: a budget of another namespace or with a null selector protects n
 
 TEST_CASE("pdb: takes no arguments") {
   Arguments arguments("plugin pdb", {{"pdb.enabled", "true"}});
-  CHECK_FALSE(NewPdbPlugin(arguments).ok());
+  CHECK_FALSE(BuiltinRegistry().NewPlugin("pdb", arguments).ok());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/log.h"
+#include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
 
@@ -11,6 +12,14 @@ namespace lahar {
 namespace {
 
 constexpr char kNodeNameField[] = "metadata.name";
+constexpr std::string_view kNodeAffinityEnable = "predicate.NodeAffinityEnable";
+constexpr std::string_view kTaintTolerationEnable = "predicate.TaintTolerationEnable";
+
+// Volcano's switches for the checks Lahar makes.
+struct PredicateOptions {
+  bool node_affinity = true;     // nodeSelector and required node affinity
+  bool taint_toleration = true;  // NoSchedule / NoExecute taints
+};
 
 // Cached per (constraint class, node): 0 not computed yet, else a Verdict.
 enum Verdict : int16_t {
@@ -41,6 +50,7 @@ bool ScheduleBlocking(const Taint& taint) { return taint.effect == "NoSchedule" 
 
 class PredicatesPlugin : public Plugin {
  public:
+  explicit PredicatesPlugin(PredicateOptions options) : options_(options) {}
   std::string_view Name() const override { return "predicates"; }
 
   void OnSessionOpen(Session& session) override {
@@ -74,9 +84,12 @@ class PredicatesPlugin : public Plugin {
     }
   }
 
-  static int16_t Evaluate(const Pod& pod, const Node& node) {
-    if (!MatchesLabels(pod.node_selector, node.meta.labels)) return kSelectorMismatch;
-    if (!MatchesNodeAffinity(pod.required_node_affinity, node)) return kAffinityMismatch;
+  int16_t Evaluate(const Pod& pod, const Node& node) const {
+    if (options_.node_affinity) {
+      if (!MatchesLabels(pod.node_selector, node.meta.labels)) return kSelectorMismatch;
+      if (!MatchesNodeAffinity(pod.required_node_affinity, node)) return kAffinityMismatch;
+    }
+    if (!options_.taint_toleration) return kFits;
     for (size_t i = 0; i < node.taints.size(); ++i) {
       const Taint& taint = node.taints[i];
       if (!ScheduleBlocking(taint)) continue;
@@ -88,6 +101,7 @@ class PredicatesPlugin : public Plugin {
     return kFits;
   }
 
+  const PredicateOptions options_;
   size_t node_count_ = 0;
   std::vector<std::vector<int16_t>> cache_;          // [constraint class][node id] -> Verdict
   std::vector<std::vector<std::string>> taint_text_;  // [node id][taint]: stable FitResult details
@@ -108,8 +122,39 @@ bool Tolerates(const Toleration& toleration, const Taint& taint) {
   return false;
 }
 
+std::vector<ArgumentSpec> PredicatesArguments() {
+  constexpr auto kBool = ArgumentKind::kBool;
+  constexpr auto kInt = ArgumentKind::kInt;
+  constexpr auto kIgnored = ArgumentSupport::kIgnored;
+  return {
+      {kNodeAffinityEnable, kBool, "true", ArgumentSupport::kHonoured, "check nodeSelector and required node affinity"},
+      {kTaintTolerationEnable, kBool, "true", ArgumentSupport::kHonoured, "check NoSchedule / NoExecute taints"},
+      // Volcano's switches and settings of checks Lahar does not make.
+      {"predicate.NodePortsEnable", kBool, "true", kIgnored, "host ports"},
+      {"predicate.PodAffinityEnable", kBool, "true", kIgnored, "inter-pod affinity"},
+      {"predicate.NodeVolumeLimitsEnable", kBool, "true", kIgnored, "volume limits"},
+      {"predicate.VolumeZoneEnable", kBool, "true", kIgnored, "volume zones"},
+      {"predicate.PodTopologySpreadEnable", kBool, "true", kIgnored, "topology spread"},
+      {"predicate.VolumeBindingEnable", kBool, "true", kIgnored, "volume binding"},
+      {"predicate.CacheEnable", kBool, "false", kIgnored, "Lahar always caches verdicts per constraint class"},
+      {"predicate.DynamicResourceAllocationEnable", kBool, "false", kIgnored, "DRA"},
+      {"predicate.GPUSharingEnable", kBool, "false", kIgnored, "older Volcano releases"},
+      {"predicate.GPUNumberEnable", kBool, "false", kIgnored, "older Volcano releases"},
+      {"predicate.ProportionalEnable", kBool, "false", kIgnored, "older Volcano releases"},
+      {"predicate.resources", ArgumentKind::kString, "", kIgnored, "older Volcano releases"},
+      {"predicate.resources.*", ArgumentKind::kNumber, "", kIgnored, "older Volcano releases"},
+      {"volumebinding.weight", kInt, "1", kIgnored, "volume binding"},
+      {"volumebinding.bindTimeoutSeconds", kInt, "600", kIgnored, "volume binding"},
+      {"volumebinding.shape", ArgumentKind::kStructured, "", kIgnored, "volume binding"},
+      {"dynamicresources.filterTimeoutSeconds", kInt, "10", kIgnored, "DRA"},
+  };
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& arguments) {
-  return std::make_unique<PredicatesPlugin>();
+  PredicateOptions options;
+  ASSIGN_OR_RETURN(options.node_affinity, arguments.GetBool(kNodeAffinityEnable, true));
+  ASSIGN_OR_RETURN(options.taint_toleration, arguments.GetBool(kTaintTolerationEnable, true));
+  return std::make_unique<PredicatesPlugin>(options);
 }
 
 }  // namespace lahar

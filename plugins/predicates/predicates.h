@@ -25,7 +25,10 @@
 
 namespace lahar {
 
-// Takes no arguments.
+// Arguments (Volcano's): predicate.NodeAffinityEnable and predicate.TaintTolerationEnable (bools,
+// default true) switch those checks off; Volcano's switches of checks Lahar does not make are
+// accepted with a warning.
+std::vector<ArgumentSpec> PredicatesArguments();
 absl::StatusOr<std::unique_ptr<Plugin>> NewPredicatesPlugin(const Arguments& arguments);
 
 // Required node affinity: true when `terms` is empty or any term matches.

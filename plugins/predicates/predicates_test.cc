@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "api/strings.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
@@ -141,6 +142,21 @@ TEST_CASE("NoSchedule and NoExecute taints keep out pods that do not tolerate th
   CHECK(s.Fit("default/plain-worker-0", "soft").ok());  // PreferNoSchedule only prefers
   CHECK(s.Fit("default/infra-agent-agent-0", "infra").ok());
   CHECK(s.Fit("default/infra-agent-agent-0", "draining").code == FitCode::kUntoleratedTaint);
+}
+
+TEST_CASE("Volcano's predicate.NodeAffinityEnable and predicate.TaintTolerationEnable switch exactly those checks off") {
+  ClusterBuilder b;
+  b.Node("infra", "cpu=8,memory=16Gi", {{"gpu", "v100"}}, {{"dedicated", "infra", "NoSchedule"}});
+  b.Job("job", {.tasks = {{"worker", 1, "cpu=1", 0, "", {{"gpu", "a100"}}}}});
+  auto config = [](std::string_view arguments) {
+    return StrCat("actions: allocate\ntiers:\n- plugins:\n  - name: predicates\n    arguments:\n", arguments);
+  };
+  TestSession no_affinity(b, config("      predicate.NodeAffinityEnable: false\n"));
+  CHECK(no_affinity.Fit("default/job-worker-0", "infra").code == FitCode::kUntoleratedTaint);
+  TestSession no_taints(b, config("      predicate.TaintTolerationEnable: false\n"));
+  CHECK(no_taints.Fit("default/job-worker-0", "infra").code == FitCode::kNodeSelectorMismatch);
+  TestSession neither(b, config("      predicate.NodeAffinityEnable: false\n      predicate.TaintTolerationEnable: false\n"));
+  CHECK(neither.Fit("default/job-worker-0", "infra").ok());
 }
 
 TEST_CASE("FindBestNode never places a pod where it does not fit, and says why") {

@@ -435,6 +435,16 @@ absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arg
   return std::make_unique<QueueSharePlugin>(DeservedMode::kProportion);
 }
 
+std::vector<ArgumentSpec> CapacityArguments() {
+  constexpr auto kIgnored = ArgumentSupport::kIgnored;
+  return {
+      {"ancestorReclaimLevel", ArgumentKind::kInt, "0", kIgnored,
+       "Lahar reclaims at every level of the queue tree"},
+      {"capacity.DynamicResourceAllocationEnable", ArgumentKind::kBool, "false", kIgnored, "DRA quotas"},
+      {"capacity.DRAConsumableCapacityEnable", ArgumentKind::kBool, "false", kIgnored, "DRA quotas"},
+  };
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& arguments) {
   return std::make_unique<QueueSharePlugin>(DeservedMode::kCapacity);
 }

@@ -44,6 +44,7 @@ namespace lahar {
 
 // Take no arguments.
 absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arguments);
+std::vector<ArgumentSpec> CapacityArguments();
 absl::StatusOr<std::unique_ptr<Plugin>> NewCapacityPlugin(const Arguments& arguments);
 
 // What ComputeDeservedShares needs of a queue.

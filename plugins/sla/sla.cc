@@ -47,12 +47,15 @@ class SlaPlugin : public Plugin {
 
 }  // namespace
 
+std::vector<ArgumentSpec> SlaArguments() {
+  return {{kWaitingTimeKey, ArgumentKind::kDuration, "", ArgumentSupport::kHonoured,
+           "how long any job may wait before it is admitted and ordered first"}};
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& arguments) {
-  RETURN_IF_ERROR(arguments.ExpectOnly({kWaitingTimeKey}));
   ASSIGN_OR_RETURN(Millis waiting_time, arguments.GetDuration(kWaitingTimeKey, -1));
   if (arguments.Has(kWaitingTimeKey) && waiting_time <= 0) {
-    return absl::InvalidArgumentError(
-        StrCat(arguments.owner(), ": argument ", kWaitingTimeKey, " must be a positive duration"));
+    return arguments.Error(kWaitingTimeKey, "must be a positive duration");
   }
   return std::make_unique<SlaPlugin>(waiting_time);
 }

@@ -12,6 +12,7 @@
 #define LAHAR_PLUGINS_SLA_SLA_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/arguments.h"
@@ -20,6 +21,7 @@
 namespace lahar {
 
 // Arguments: sla-waiting-time (duration, optional).
+std::vector<ArgumentSpec> SlaArguments();
 absl::StatusOr<std::unique_ptr<Plugin>> NewSlaPlugin(const Arguments& arguments);
 
 }  // namespace lahar

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -64,7 +65,12 @@ TEST_CASE("sla: the PodGroup annotation sets a job's own limit, overriding the a
   CHECK(PhaseOf(RunSession(b, Config(), /*now=*/kHour / 6), "default/late") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(RunSession(b, Config({{"sla-waiting-time", "5h"}}), kHour / 6), "default/late") ==
         PodGroupPhase::kInqueue);
-  Annotate(b, "default/late", "sla-waiting-time", "soon");  // not a duration: no limit
+  // Volcano's job controller's annotation wins over the plain one.
+  Annotate(b, "default/late", "volcano.sh/sla-waiting-time", "5h");
+  CHECK(PhaseOf(RunSession(b, Config(), kHour / 6), "default/late") == kPending);
+  CHECK(PhaseOf(RunSession(b, Config(), 6 * kHour), "default/late") == PodGroupPhase::kInqueue);
+  Annotate(b, "default/late", "volcano.sh/sla-waiting-time", "soon");  // not a duration: no limit
+  Annotate(b, "default/late", "sla-waiting-time", "soon");
   CHECK(PhaseOf(RunSession(b, Config(), 100 * kHour), "default/late") == kPending);
 }
 
@@ -88,7 +94,7 @@ TEST_CASE("sla: an overdue job is served before younger ones of its queue, earli
 TEST_CASE("sla: arguments are checked") {
   CHECK(NewSlaPlugin(Arguments("plugin sla", {{"sla-waiting-time", "1h"}})).ok());
   CHECK(NewSlaPlugin(Arguments("plugin sla", {})).ok());
-  const auto unknown = NewSlaPlugin(Arguments("plugin sla", {{"sla-waitingtime", "1h"}}));
+  const auto unknown = BuiltinRegistry().NewPlugin("sla", Arguments("plugin sla", {{"sla-waitingtime", "1h"}}));
   REQUIRE_FALSE(unknown.ok());
   CHECK(std::string(unknown.status().message()) ==
         "plugin sla: unknown argument \"sla-waitingtime\" (valid arguments: sla-waiting-time)");

@@ -113,6 +113,7 @@ class SchedulerDaemon::Impl {
     }
     absl::StatusOr<SchedulerConfig> config = ParseSchedulerConfig(yaml, BuiltinRegistry());
     if (!config.ok()) return Annotate(config.status(), StrCat("--scheduler-conf ", options_.scheduler_conf));
+    for (const std::string& warning : config->warnings) LAHAR_WARN("config") << warning;
     config_ = std::make_shared<const SchedulerConfig>(*std::move(config));
     config_text_ = yaml;
     metrics_config_ok_.Set({}, 1);
@@ -248,6 +249,7 @@ class SchedulerDaemon::Impl {
         ReportAboutSelf("ConfigRejected", StrCat("keeping the last good configuration: ", error));
         continue;
       }
+      for (const std::string& warning : config->warnings) LAHAR_WARN("config") << warning;
       {
         std::lock_guard<std::mutex> lock(config_mu_);
         config_ = std::make_shared<const SchedulerConfig>(*std::move(config));

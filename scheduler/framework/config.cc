@@ -10,6 +10,7 @@
 #include "api/decode.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "scheduler/framework/volcano.h"
 
 namespace lahar {
 namespace {
@@ -38,31 +39,67 @@ absl::Status ErrorAt(const YAML::Node& node, std::string_view what) {
   return absl::InvalidArgumentError(StrCat("scheduler configuration, ", Where(node), ": ", what));
 }
 
-// Reads `arguments:` as flat key -> scalar text.
+// An error of a plugin's or action's arguments, which names its line itself (Arguments::Error).
+absl::Status ArgumentError(const absl::Status& status) {
+  return absl::InvalidArgumentError(StrCat("scheduler configuration, ", FromAbsl(status.message())));
+}
+
+// A list or map as one line of flow YAML ("[a, b]", "{cpu: 80}").
+std::string FlowYaml(const YAML::Node& node) {
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+// Reads `arguments:` as flat key -> value text (scalars as written, lists and maps as flow
+// YAML), with each key's line.
 absl::StatusOr<Arguments> ReadArguments(const YAML::Node& node, std::string owner) {
   std::map<std::string, std::string, std::less<>> values;
+  std::map<std::string, Arguments::Source, std::less<>> sources;
   if (node && !node.IsNull()) {
     if (!node.IsMap()) return ErrorAt(node, StrCat(owner, ": arguments must be a map"));
     for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) return ErrorAt(kv.first, StrCat(owner, ": an argument name must be a string"));
       const std::string& key = kv.first.Scalar();
-      if (!kv.second.IsScalar()) {
-        return ErrorAt(kv.second, StrCat(owner, ": argument ", key, " must be a single value"));
+      const bool structured = kv.second.IsSequence() || kv.second.IsMap();
+      if (!values.emplace(key, structured ? FlowYaml(kv.second) : kv.second.Scalar()).second) {
+        return ErrorAt(kv.first, StrCat(owner, ": argument ", key, " is set twice"));
       }
-      values.emplace(key, kv.second.Scalar());
+      sources.emplace(key, Arguments::Source{static_cast<int>(kv.first.Mark().line) + 1, structured});
     }
   }
-  return Arguments(std::move(owner), std::move(values));
+  return Arguments(std::move(owner), std::move(values), std::move(sources));
 }
 
-absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Registry& registry) {
+// Flags of extension points Lahar has no hook for, whose `true` a plugin honours anyway: the
+// capacity plugin always divides along the queue tree (spec 2.1), Volcano's hierarchical mode.
+bool HonouredByDesign(std::string_view plugin, ExtensionPoint point) {
+  return point == ExtensionPoint::kHierarchy && (plugin == "capacity" || plugin == "proportion");
+}
+
+// A Volcano name Lahar lacks is named as such rather than as a misspelling, so that a user
+// moving from Volcano knows what to take out.
+std::string UnknownName(std::string_view kind, std::string_view name, bool volcano_only,
+                        const std::vector<std::string>& valid) {
+  if (volcano_only) {
+    return StrCat(kind, " \"", name, "\" is a Volcano ", kind, " that Lahar does not support; remove it (Lahar's ",
+                  kind, "s: ", absl::StrJoin(valid, ", "), ")");
+  }
+  return StrCat("unknown ", kind, " \"", name, "\" (valid ", kind, "s: ", absl::StrJoin(valid, ", "), ")");
+}
+
+absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Registry& registry,
+                                              std::vector<std::string>& warnings) {
   if (!node.IsMap()) return ErrorAt(node, "a plugin must be a map with a name");
   PluginOption option;
   const YAML::Node name = node["name"];
   if (!name || !name.IsScalar() || name.Scalar().empty()) return ErrorAt(node, "plugin without a name");
   option.name = name.Scalar();
   if (!registry.HasPlugin(option.name)) {
-    return ErrorAt(name, StrCat("unknown plugin \"", option.name, "\" (valid plugins: ",
-                                absl::StrJoin(registry.PluginNames(), ", "), ")"));
+    return ErrorAt(name, UnknownName("plugin", option.name, IsVolcanoPlugin(option.name),
+                                     registry.PluginNames()));
   }
   for (const auto& kv : node) {
     const std::string& key = kv.first.Scalar();
@@ -75,11 +112,15 @@ absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Regi
     for (const ExtensionPointFlag& flag : kExtensionPointFlags) {
       if (key != flag.yaml_key) continue;
       known = true;
-      const std::string& v = kv.second.IsScalar() ? kv.second.Scalar() : "";
-      if (v != "true" && v != "false") {
+      const std::optional<bool> v = kv.second.IsScalar() ? ParseBoolWord(kv.second.Scalar()) : std::nullopt;
+      if (!v.has_value()) {
         return ErrorAt(kv.second, StrCat("plugin ", option.name, ": ", key, " must be true or false"));
       }
-      option.enabled[static_cast<size_t>(flag.point)] = v == "true";
+      if (!flag.in_lahar && *v && !HonouredByDesign(option.name, flag.point)) {
+        return ErrorAt(kv.first, StrCat("plugin ", option.name, ": ", key,
+                                        ": true asks for Volcano behaviour that Lahar does not have; remove it"));
+      }
+      option.enabled[static_cast<size_t>(flag.point)] = *v;
     }
     if (!known) {
       std::vector<std::string_view> keys = {"name", "arguments"};
@@ -89,9 +130,12 @@ absl::StatusOr<PluginOption> ReadPluginOption(const YAML::Node& node, const Regi
                                       "\" (valid keys: ", absl::StrJoin(key_strings, ", "), ")"));
     }
   }
-  // Construct once so that malformed arguments are reported now, not at the first session.
+  auto ignored = registry.CheckPluginArguments(option.name, option.arguments);
+  if (!ignored.ok()) return ArgumentError(ignored.status());
+  warnings.insert(warnings.end(), ignored->begin(), ignored->end());
+  // Construct once so that malformed values are reported now, not at the first session.
   auto plugin = registry.NewPlugin(option.name, option.arguments);
-  if (!plugin.ok()) return ErrorAt(node, FromAbsl(plugin.status().message()));
+  if (!plugin.ok()) return ArgumentError(plugin.status());
   return option;
 }
 
@@ -119,10 +163,12 @@ std::string Quoted(std::string_view value) {
 
 // One `key: value` argument line at `indent`. YAML limits an implicit key to 1024 characters, so a
 // longer (escaped) key is written as an explicit one ("? key" then ": value").
-std::string ArgumentEntry(std::string_view indent, std::string_view key, std::string_view value) {
-  std::string quoted_key = Quoted(key);
-  if (quoted_key.size() < 1024) return StrCat(indent, quoted_key, ": ", Quoted(value), "\n");
-  return StrCat(indent, "? ", quoted_key, "\n", indent, ": ", Quoted(value), "\n");
+// A structured value is written as the flow YAML it was read as.
+std::string ArgumentEntry(std::string_view indent, std::string_view key, std::string_view value, bool structured) {
+  const std::string quoted_key = Quoted(key);
+  const std::string text = structured ? std::string(value) : Quoted(value);
+  if (quoted_key.size() < 1024) return StrCat(indent, quoted_key, ": ", text, "\n");
+  return StrCat(indent, "? ", quoted_key, "\n", indent, ": ", text, "\n");
 }
 
 }  // namespace
@@ -150,7 +196,7 @@ std::string SchedulerConfig::ToYaml() const {
       if (!plugin.arguments.values().empty()) {
         out += "    arguments:\n";
         for (const auto& [key, value] : plugin.arguments.values()) {
-          out += ArgumentEntry("      ", key, value);
+          out += ArgumentEntry("      ", key, value, plugin.arguments.IsStructured(key));
         }
       }
     }
@@ -159,7 +205,9 @@ std::string SchedulerConfig::ToYaml() const {
     out += "configurations:\n";
     for (const auto& [name, args] : action_arguments) {
       StrAppend(&out, "- name: ", name, "\n  arguments:\n");
-      for (const auto& [key, value] : args.values()) out += ArgumentEntry("    ", key, value);
+      for (const auto& [key, value] : args.values()) {
+        out += ArgumentEntry("    ", key, value, args.IsStructured(key));
+      }
     }
   }
   return out;
@@ -195,9 +243,9 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
     std::string name(absl::StripAsciiWhitespace(piece));
     if (name.empty()) continue;
     if (!registry.HasAction(name)) {
-      return ErrorAt(actions, StrCat("unknown action \"", name, "\" (valid actions: ",
-                                     absl::StrJoin(registry.ActionNames(), ", "), ")"));
+      return ErrorAt(actions, UnknownName("action", name, IsVolcanoAction(name), registry.ActionNames()));
     }
+    if (config.HasAction(name)) return ErrorAt(actions, StrCat("action \"", name, "\" appears twice"));
     config.actions.push_back(std::move(name));
   }
   if (config.actions.empty()) return ErrorAt(actions, "no actions");
@@ -211,16 +259,22 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
       }
       std::string name = entry["name"].Scalar();
       if (!registry.HasAction(name)) {
-        return ErrorAt(entry, StrCat("configuration for unknown action \"", name, "\" (valid actions: ",
-                                     absl::StrJoin(registry.ActionNames(), ", "), ")"));
+        return ErrorAt(entry["name"], StrCat("configuration for ", UnknownName("action", name, IsVolcanoAction(name),
+                                                                      registry.ActionNames())));
+      }
+      if (config.action_arguments.count(name) > 0) {
+        return ErrorAt(entry["name"], StrCat("configuration for action \"", name, "\" appears twice"));
       }
       ASSIGN_OR_RETURN(Arguments args, ReadArguments(entry["arguments"], StrCat("action ", name)));
+      auto ignored = registry.CheckActionArguments(name, args);
+      if (!ignored.ok()) return ArgumentError(ignored.status());
+      config.warnings.insert(config.warnings.end(), ignored->begin(), ignored->end());
       config.action_arguments[name] = std::move(args);
     }
   }
   for (const std::string& name : config.actions) {
     auto action = registry.NewAction(name, config.ActionArguments(name));
-    if (!action.ok()) return ErrorAt(actions, FromAbsl(action.status().message()));
+    if (!action.ok()) return ArgumentError(action.status());
   }
 
   const YAML::Node tiers = root["tiers"];
@@ -230,9 +284,10 @@ absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& root,
     if (!tier_node.IsMap() || !tier_node["plugins"] || !tier_node["plugins"].IsSequence()) {
       return ErrorAt(tier_node, "a tier must be a map with a list of plugins");
     }
+    if (tier_node["plugins"].size() == 0) return ErrorAt(tier_node, "a tier without plugins");
     Tier tier;
     for (const YAML::Node& plugin_node : tier_node["plugins"]) {
-      ASSIGN_OR_RETURN(PluginOption option, ReadPluginOption(plugin_node, registry));
+      ASSIGN_OR_RETURN(PluginOption option, ReadPluginOption(plugin_node, registry, config.warnings));
       if (!seen.insert(option.name).second) {
         return ErrorAt(plugin_node, StrCat("plugin \"", option.name, "\" appears twice"));
       }

@@ -58,35 +58,39 @@ inline constexpr size_t kExtensionPointCount = static_cast<size_t>(ExtensionPoin
 struct ExtensionPointFlag {
   ExtensionPoint point;
   std::string_view yaml_key;
+  // Lahar has this extension point: `false` turns the plugin's contribution to it off. Where it
+  // has not, `false` asks for nothing and is accepted, `true` asks for Volcano behaviour Lahar
+  // does not have and is an error naming the flag.
+  bool in_lahar = true;
 };
 // Volcano's PluginOption keys, spelled as Volcano spells them (some say "enabled").
 inline constexpr ExtensionPointFlag kExtensionPointFlags[] = {
     {ExtensionPoint::kJobOrder, "enableJobOrder"},
-    {ExtensionPoint::kHierarchy, "enableHierarchy"},
+    {ExtensionPoint::kHierarchy, "enableHierarchy", false},
     {ExtensionPoint::kJobReady, "enableJobReady"},
     {ExtensionPoint::kJobPipelined, "enableJobPipelined"},
     {ExtensionPoint::kTaskOrder, "enableTaskOrder"},
     {ExtensionPoint::kPreemptable, "enablePreemptable"},
     {ExtensionPoint::kReclaimable, "enableReclaimable"},
-    {ExtensionPoint::kPreemptive, "enablePreemptive"},
+    {ExtensionPoint::kPreemptive, "enablePreemptive", false},
     {ExtensionPoint::kQueueOrder, "enableQueueOrder"},
-    {ExtensionPoint::kClusterOrder, "enabledClusterOrder"},
+    {ExtensionPoint::kClusterOrder, "enabledClusterOrder", false},
     {ExtensionPoint::kPredicate, "enablePredicate"},
-    {ExtensionPoint::kBestNode, "enableBestNode"},
+    {ExtensionPoint::kBestNode, "enableBestNode", false},
     {ExtensionPoint::kNodeOrder, "enableNodeOrder"},
-    {ExtensionPoint::kTargetJob, "enableTargetJob"},
-    {ExtensionPoint::kReservedNodes, "enableReservedNodes"},
+    {ExtensionPoint::kTargetJob, "enableTargetJob", false},
+    {ExtensionPoint::kReservedNodes, "enableReservedNodes", false},
     {ExtensionPoint::kJobEnqueued, "enableJobEnqueued"},
-    {ExtensionPoint::kVictim, "enabledVictim"},
+    {ExtensionPoint::kVictim, "enabledVictim", false},
     {ExtensionPoint::kJobStarving, "enableJobStarving"},
     {ExtensionPoint::kOverused, "enabledOverused"},
     {ExtensionPoint::kAllocatable, "enabledAllocatable"},
-    {ExtensionPoint::kHyperNodeOrder, "enabledHyperNodeOrder"},
-    {ExtensionPoint::kSubJobReady, "enabledSubJobReady"},
-    {ExtensionPoint::kSubJobPipelined, "enabledSubJobPipelined"},
-    {ExtensionPoint::kSubJobOrder, "enabledSubJobOrder"},
-    {ExtensionPoint::kHyperNodeGradient, "enabledHyperNodeGradient"},
-    {ExtensionPoint::kNamespaceOrder, "enableNamespaceOrder"},
+    {ExtensionPoint::kHyperNodeOrder, "enabledHyperNodeOrder", false},
+    {ExtensionPoint::kSubJobReady, "enabledSubJobReady", false},
+    {ExtensionPoint::kSubJobPipelined, "enabledSubJobPipelined", false},
+    {ExtensionPoint::kSubJobOrder, "enabledSubJobOrder", false},
+    {ExtensionPoint::kHyperNodeGradient, "enabledHyperNodeGradient", false},
+    {ExtensionPoint::kNamespaceOrder, "enableNamespaceOrder", false},
 };
 
 struct PluginOption {
@@ -109,6 +113,9 @@ struct SchedulerConfig {
   std::vector<Tier> tiers;
   // `configurations:` entries: arguments of actions by action name.
   std::map<std::string, Arguments, std::less<>> action_arguments;
+  // What the file sets that Lahar accepts but does not act on (Volcano's keys), one line each,
+  // for the log and lahar-sim's stderr. Not part of ToYaml.
+  std::vector<std::string> warnings;
 
   const Arguments& ActionArguments(std::string_view action) const;
   // Whether `action` runs in every session (enqueue and proportion count what evicting actions
@@ -121,9 +128,10 @@ struct SchedulerConfig {
 // The default configuration of the spec (section 4).
 std::string_view DefaultSchedulerConfigYaml();
 
-// Parses and validates: every action and plugin must exist in `registry`, every argument must
-// be well formed (checked by constructing each plugin and action once). Unknown keys in the
-// file are errors that name the key and its place.
+// Parses and validates: every action and plugin must exist in `registry` (a Volcano one that
+// Lahar lacks is named as unsupported), no action or plugin twice, no empty tier, every argument
+// declared by its plugin or action and of its kind, every value well formed (checked by
+// constructing each plugin and action once). Errors name the line and the key.
 absl::StatusOr<SchedulerConfig> ParseSchedulerConfig(std::string_view yaml, const Registry& registry);
 absl::StatusOr<SchedulerConfig> ParseSchedulerConfigNode(const YAML::Node& node,
                                                          const Registry& registry);

@@ -11,6 +11,18 @@ bool IsAdmitted(const JobInfo& job) {
           job.phase == PodGroupPhase::kUnknown);
 }
 
+Resources AdmissionRequest(const Session& session, const JobInfo& job) {
+  Resources need;
+  if (job.min_resources.IsZero()) {
+    for (TaskId id : TasksToReachMin(session, job)) need += session.task(id).request;
+    return need;
+  }
+  need = job.min_resources;
+  need -= job.allocated;
+  need.ClampNegativeToZero();
+  return need;
+}
+
 std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
   auto counts = [](TaskStatus s) {
     return IsPlaced(s) || s == TaskStatus::kPipelined || s == TaskStatus::kSucceeded;

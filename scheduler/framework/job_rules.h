@@ -42,6 +42,10 @@ bool IsAdmitted(const JobInfo& job);
 // too few pending pods (the gang plugin declares such jobs invalid).
 std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
 
+// What admitting the job asks of the cluster: its minResources minus what it already holds. A
+// PodGroup without minResources asks for the requests of the pods that would complete its min.
+Resources AdmissionRequest(const Session& session, const JobInfo& job);
+
 // <0 when `a` is less fulfilled than `b`, 0 when equal.
 inline int CompareFulfillment(const Fulfillment& a, const Fulfillment& b) {
   const int64_t l = a.numerator * b.denominator;  // counts of pods: no overflow

@@ -15,17 +15,29 @@
 
 namespace lahar {
 
-// Factories validate their arguments and return InvalidArgument naming the bad one.
+// Factories validate the values of their arguments (ranges, lists) and return InvalidArgument
+// naming the bad one; the registry has checked keys and kinds against the declared arguments
+// before it calls them.
 using PluginFactory = std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const Arguments&)>;
 using ActionFactory = std::function<absl::StatusOr<std::unique_ptr<Action>>(const Arguments&)>;
 
 class Registry {
  public:
-  // AlreadyExists when the name is taken.
-  absl::Status RegisterPlugin(std::string name, PluginFactory factory);
-  absl::Status RegisterAction(std::string name, ActionFactory factory);
+  // AlreadyExists when the name is taken. `arguments`: every key the plugin or action accepts.
+  absl::Status RegisterPlugin(std::string name, PluginFactory factory, std::vector<ArgumentSpec> arguments);
+  absl::Status RegisterAction(std::string name, ActionFactory factory, std::vector<ArgumentSpec> arguments);
 
-  // NotFound listing the valid names when `name` is unknown.
+  // CheckArguments against the declared arguments: the warnings for keys accepted but not acted
+  // on. NotFound when `name` is unknown.
+  absl::StatusOr<std::vector<std::string>> CheckPluginArguments(std::string_view name,
+                                                                const Arguments& arguments) const;
+  absl::StatusOr<std::vector<std::string>> CheckActionArguments(std::string_view name,
+                                                                const Arguments& arguments) const;
+  const std::vector<ArgumentSpec>& PluginArguments(std::string_view name) const;
+  const std::vector<ArgumentSpec>& ActionArguments(std::string_view name) const;
+
+  // Checks the arguments and calls the factory. NotFound listing the valid names when `name`
+  // is unknown.
   absl::StatusOr<std::unique_ptr<Plugin>> NewPlugin(std::string_view name,
                                                     const Arguments& arguments) const;
   absl::StatusOr<std::unique_ptr<Action>> NewAction(std::string_view name,
@@ -36,8 +48,13 @@ class Registry {
   std::vector<std::string> ActionNames() const;
 
  private:
-  std::map<std::string, PluginFactory, std::less<>> plugins_;
-  std::map<std::string, ActionFactory, std::less<>> actions_;
+  template <typename Factory>
+  struct Entry {
+    Factory factory;
+    std::vector<ArgumentSpec> arguments;
+  };
+  std::map<std::string, Entry<PluginFactory>, std::less<>> plugins_;
+  std::map<std::string, Entry<ActionFactory>, std::less<>> actions_;
 };
 
 }  // namespace lahar

@@ -148,6 +148,10 @@ void Session::AddJobReadyFn(JobTestFn fn) { AddHook(job_ready_, ExtensionPoint::
 void Session::AddJobPipelinedFn(JobVoteFn fn) { AddHook(job_pipelined_, ExtensionPoint::kJobPipelined, std::move(fn)); }
 void Session::AddJobStarvingFn(JobTestFn fn) { AddHook(job_starving_, ExtensionPoint::kJobStarving, std::move(fn)); }
 void Session::AddJobEnqueueableFn(JobVoteFn fn) { AddHook(job_enqueueable_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
+void Session::AddClusterAdmissionFn(ClusterAdmissionFn fn) {
+  AddHook(cluster_admission_, ExtensionPoint::kJobEnqueued, std::move(fn));
+}
+void Session::AddJobEnqueuedFn(JobEnqueuedFn fn) { AddHook(job_enqueued_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
 void Session::AddOverusedFn(QueueTestFn fn) { AddHook(overused_, ExtensionPoint::kOverused, std::move(fn)); }
 void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, ExtensionPoint::kAllocatable, std::move(fn)); }
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
@@ -238,6 +242,18 @@ bool Session::JobStarving(const JobInfo& job) const {
 }
 
 bool Session::JobEnqueueable(const JobInfo& job) const { return TierVote(job_enqueueable_, job, true); }
+
+std::optional<std::string> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
+  for (const auto& hook : cluster_admission_) {
+    if (std::optional<std::string> refusal = hook.fn(job, need)) return refusal;
+  }
+  return std::nullopt;
+}
+
+void Session::AdmitJob(JobId job, const Resources& need) {
+  SetJobPhase(job, PodGroupPhase::kInqueue);
+  for (const auto& hook : job_enqueued_) hook.fn(cluster_.jobs[job], need);
+}
 
 bool Session::Overused(const QueueInfo& queue) const {
   for (const auto& hook : overused_) {

@@ -77,6 +77,10 @@ using JobVoteFn = std::function<int(const JobInfo&)>;
 using JobValidFn = std::function<std::optional<std::string>(const JobInfo&)>;  // reason if invalid
 using QueueTestFn = std::function<bool(const QueueInfo&)>;
 using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
+// Why the cluster cannot take a job being admitted, or nullopt when it can; `need` is what
+// admitting it asks (AdmissionRequest).
+using ClusterAdmissionFn = std::function<std::optional<std::string>(const JobInfo& job, const Resources& need)>;
+using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& need)>;
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
     std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
@@ -163,6 +167,11 @@ class Session {
   void AddJobPipelinedFn(JobVoteFn fn);
   void AddJobStarvingFn(JobTestFn fn);
   void AddJobEnqueueableFn(JobVoteFn fn);
+  // A plugin that decides whether the cluster can hold an admitted job (overcommit) replaces
+  // enqueue's own check (free capacity plus what the evicting actions could take).
+  void AddClusterAdmissionFn(ClusterAdmissionFn fn);
+  // Told of every admission (Volcano's JobEnqueued), so that votes later in the session count it.
+  void AddJobEnqueuedFn(JobEnqueuedFn fn);
   void AddOverusedFn(QueueTestFn fn);
   void AddAllocatableFn(AllocatableFn fn);
   void AddPreemptableFn(VictimsFn fn);
@@ -186,6 +195,11 @@ class Session {
   bool JobPipelined(const JobInfo& job) const;
   bool JobStarving(const JobInfo& job) const;
   bool JobEnqueueable(const JobInfo& job) const;
+  bool HasClusterAdmissionHooks() const { return !cluster_admission_.empty(); }
+  // The first refusal of the cluster admission hooks, or nullopt.
+  std::optional<std::string> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
+  // Sets the job Inqueue and tells the JobEnqueued hooks.
+  void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
   bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
   bool Scalable(const JobInfo& job) const;
@@ -259,6 +273,8 @@ class Session {
   std::vector<Hook<JobVoteFn>> job_pipelined_;
   std::vector<Hook<JobTestFn>> job_starving_;
   std::vector<Hook<JobVoteFn>> job_enqueueable_;
+  std::vector<Hook<ClusterAdmissionFn>> cluster_admission_;
+  std::vector<Hook<JobEnqueuedFn>> job_enqueued_;
   std::vector<Hook<QueueTestFn>> overused_;
   std::vector<Hook<AllocatableFn>> allocatable_;
   std::vector<Hook<VictimsFn>> preemptable_;

@@ -15,6 +15,7 @@
 #include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/builtins.h"
+#include "scheduler/framework/volcano.h"
 #include "scheduler/sim/report/report.h"
 #include "scheduler/sim/scenario.h"
 #include "scheduler/sim/simulator.h"
@@ -26,6 +27,7 @@ namespace {
 constexpr char kUsage[] = R"(Usage:
   lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [-v LEVEL]
   lahar-sim compare FILE --config A.conf --config B.conf [...] [--out DIR] [--until DURATION]
+  lahar-sim plugins
 
 Runs Lahar's scheduler (the same actions, plugins and configuration as lahar-scheduler) on a
 simulated cluster in simulated time, and reports what happened.
@@ -43,6 +45,9 @@ Options:
   --until DURATION  stop at this simulated time (e.g. 8h, 1h30m, 3600).
   -v LEVEL          log verbosity on stderr (0 quiet, 1 info, 2 every decision).
   -h, --help        this text.
+
+`plugins` prints, as Markdown, every Volcano action and plugin with whether Lahar has it, the
+arguments each takes, and Volcano's enable flags (the README's compatibility table).
 )";
 
 struct Flags {
@@ -89,10 +94,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       positional.push_back(arg);
     }
   }
-  if (positional.empty()) return absl::InvalidArgumentError("missing command: run or compare (see --help)");
+  if (positional.empty()) return absl::InvalidArgumentError("missing command: run, compare or plugins (see --help)");
   flags.command = positional[0];
-  if (flags.command != "run" && flags.command != "compare") {
-    return absl::InvalidArgumentError(StrCat("unknown command \"", flags.command, "\" (want run or compare)"));
+  if (flags.command == "plugins" && positional.size() == 1) return flags;
+  if (flags.command != "run" && flags.command != "compare" && flags.command != "plugins") {
+    return absl::InvalidArgumentError(StrCat("unknown command \"", flags.command, "\" (want run, compare or plugins)"));
   }
   if (positional.size() != 2) return absl::InvalidArgumentError(StrCat(flags.command, " takes exactly one FILE"));
   flags.file = positional[1];
@@ -106,6 +112,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
 }
 
 // Reads a volcano-scheduler.conf, or the first data entry of a ConfigMap that holds one.
+// Keys the configuration sets that Lahar accepts without acting on them (Volcano's).
+void PrintWarnings(const SchedulerConfig& config, std::string_view where) {
+  for (const std::string& warning : config.warnings) std::cerr << "warning: " << where << ": " << warning << "\n";
+}
+
 absl::StatusOr<SchedulerConfig> LoadConfigFile(const std::string& path) {
   ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   auto docs = ParseYamlDocuments(text);
@@ -117,6 +128,7 @@ absl::StatusOr<SchedulerConfig> LoadConfigFile(const std::string& path) {
   }
   auto config = ParseSchedulerConfig(text, BuiltinRegistry());
   if (!config.ok()) return Annotate(config.status(), path);
+  PrintWarnings(*config, path);
   return config;
 }
 
@@ -143,6 +155,7 @@ absl::Status Main(const Flags& flags) {
     if (input.scheduler) {
       auto config = ParseSchedulerConfigNode(*input.scheduler, BuiltinRegistry());
       if (!config.ok()) return Annotate(config.status(), StrCat(flags.file, ": scheduler"));
+      PrintWarnings(*config, StrCat(flags.file, ": scheduler"));
       configs.emplace_back("scenario", std::move(*config));
     } else {
       ASSIGN_OR_RETURN(SchedulerConfig config, ParseSchedulerConfig(DefaultSchedulerConfigYaml(), BuiltinRegistry()));
@@ -197,6 +210,10 @@ int main(int argc, char** argv) {
   }
   if (flags->command == "help") {
     std::fputs(lahar::kUsage, stdout);
+    return 0;
+  }
+  if (flags->command == "plugins") {
+    std::fputs(lahar::VolcanoCompatibilityTable(lahar::BuiltinRegistry()).c_str(), stdout);
     return 0;
   }
   absl::Status status = lahar::Main(*flags);

@@ -99,5 +99,25 @@ else
   failed=$((failed + 1))
 fi
 
+# `plugins` prints the README's compatibility table, which must not drift from the registry.
+readme="$(dirname "$0")/../../README.md"
+sed -n '/<!-- lahar-sim plugins: begin -->/,/<!-- lahar-sim plugins: end -->/p' "$readme" | sed '1d;$d' >"$work/readme-table"
+if "$sim" plugins >"$work/table" 2>"$work/err" && [ -s "$work/table" ] && diff -u "$work/readme-table" "$work/table" >"$work/diff"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL README's compatibility table differs from \`lahar-sim plugins\` (paste its output between the markers): $(head -c 2000 "$work/diff")"
+  failed=$((failed + 1))
+fi
+
+# A key Volcano defines for behaviour Lahar lacks: the run goes on, with a warning naming it.
+printf 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 2\n' >"$work/volcano.conf"
+if "$sim" run "$work/good.yaml" --config "$work/volcano.conf" >"$work/out" 2>"$work/err" &&
+   grep -q "warning: .*volcano.conf: plugin nodeorder: argument imagelocality.weight" "$work/err"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL a Volcano key Lahar ignores is a warning on stderr: $(cat "$work/err")"
+  failed=$((failed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,56 +3,19 @@
 // the waiting job started.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "rapidjson/document.h"
-#include "scheduler/builtins.h"
-#include "scheduler/framework/config.h"
-#include "scheduler/sim/simulator.h"
-#include "test/testing/cluster_builder.h"
+#include "test/scenarios/scenario_run.h"
 
 namespace lahar {
 namespace {
 
-struct Outcome {
-  std::vector<std::map<std::string, std::string>> evictions;  // pod, job, reason
-  std::map<std::string, double> start;                        // job -> first job-start
-  std::string events;
-};
+using Outcome = testing::ScenarioOutcome;
 
 Outcome Run(const std::string& file, Millis until) {
-  std::ifstream in(std::string(LAHAR_SCENARIO_DIR) + "/quotas/" + file);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  auto input = LoadSimInput(text.str(), file);
-  if (!input.ok()) FAIL(std::string(input.status().message()));
-  SimOptions options;
-  options.until = until;
-  auto run = RunSimulation(*input, testing::MustParseConfig(DefaultSchedulerConfigYaml()), BuiltinRegistry(), options);
-  if (!run.ok()) FAIL(std::string(run.status().message()));
-  Outcome out;
-  out.events = run->events_jsonl;
-  std::istringstream lines(run->events_jsonl);
-  std::string line;
-  while (std::getline(lines, line)) {
-    rapidjson::Document doc;
-    doc.Parse(line.c_str());
-    const std::string type = doc["type"].GetString();
-    if (type == "evict") {
-      out.evictions.push_back({{"pod", doc["pod"].GetString()},
-                               {"job", doc["job"].GetString()},
-                               {"reason", doc["reason"].GetString()}});
-    } else if (type == "job-start" && out.start.count(doc["job"].GetString()) == 0) {
-      out.start[doc["job"].GetString()] = doc["t"].GetDouble();
-    }
-  }
-  return out;
+  return testing::RunScenario(testing::ScenarioText("quotas/" + file), DefaultSchedulerConfigYaml(), until);
 }
 
 std::set<std::string> VictimJobs(const Outcome& o) {

@@ -1,0 +1,73 @@
+#include "plugins/overcommit/overcommit.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "api/quantity.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+namespace {
+
+constexpr char kFactorKey[] = "overcommit-factor";
+constexpr double kDefaultFactor = 1.2;
+
+class OvercommitPlugin : public Plugin {
+ public:
+  explicit OvercommitPlugin(double factor) : factor_(factor) {}
+  std::string_view Name() const override { return "overcommit"; }
+
+  void OnSessionOpen(Session& session) override {
+    allocatable_ = Resources();
+    admitted_ = Resources();
+    for (const NodeInfo& node : session.cluster().nodes) {
+      allocatable_ += node.allocatable;
+      admitted_ += node.used;  // every pod, other schedulers' included
+    }
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (!job.has_pod_group || !IsAdmitted(job)) continue;
+      admitted_ += AdmissionRequest(session, job);  // what it still lacks of its min
+    }
+    session.AddClusterAdmissionFn([this](const JobInfo& job, const Resources& need) -> std::optional<std::string> {
+      if (job.min_resources.IsZero()) return std::nullopt;  // as Volcano: nothing to count
+      return Refusal(need);
+    });
+    session.AddJobEnqueuedFn([this](const JobInfo&, const Resources& need) { admitted_ += need; });
+  }
+
+ private:
+  std::optional<std::string> Refusal(const Resources& need) const {
+    for (const auto& [id, amount] : need.NonZero()) {
+      const double limit = static_cast<double>(allocatable_.Get(id)) * factor_;
+      const int64_t total = admitted_.Get(id) + amount;
+      if (static_cast<double>(total) <= limit) continue;
+      const QuantityUnit unit = ResourceUnit(id);
+      return StrCat("overcommit: admitted minResources ", ResourceName(id), " ", FormatQuantity(total, unit),
+                    " of ", FormatQuantity(allocatable_.Get(id), unit), " x ", factor_);
+    }
+    return std::nullopt;
+  }
+
+  const double factor_;
+  Resources allocatable_;
+  Resources admitted_;  // in use, plus what admitted jobs still lack of their min
+};
+
+}  // namespace
+
+std::vector<ArgumentSpec> OvercommitArguments() {
+  return {{kFactorKey, ArgumentKind::kNumber, "1.2", ArgumentSupport::kHonoured,
+           "admitted minResources may reach allocatable times this factor"}};
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewOvercommitPlugin(const Arguments& arguments) {
+  ASSIGN_OR_RETURN(double factor, arguments.GetDouble(kFactorKey, kDefaultFactor, 0, 1000));
+  if (factor <= 0) return arguments.Error(kFactorKey, "must be greater than 0");
+  return std::make_unique<OvercommitPlugin>(factor);
+}
+
+}  // namespace lahar

@@ -1,0 +1,78 @@
+#include "plugins/overcommit/overcommit.h"
+
+#include <catch2/catch.hpp>
+
+#include "api/strings.h"
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
+
+std::string Config(std::string_view options) {
+  return StrCat("actions: enqueue\ntiers:\n- plugins:\n  - name: gang\n  - name: overcommit\n", options);
+}
+
+int Admitted(const SessionOutcome& out) {
+  int admitted = 0;
+  for (const auto& [job, update] : out.job_updates) admitted += update.phase == PodGroupPhase::kInqueue;
+  return admitted;
+}
+
+ClusterBuilder TenGpusSixJobs() {
+  ClusterBuilder b;
+  b.Node("n0", "cpu=8,nvidia.com/gpu=4").Node("n1", "cpu=8,nvidia.com/gpu=4").Node("n2", "cpu=8,nvidia.com/gpu=2");
+  // Six pending jobs of three GPUs each: more than the ten GPUs hold.
+  for (int i = 0; i < 6; ++i) {
+    b.Job(StrCat("j", i), {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=3"}}, .phase = kPending});
+  }
+  return b;
+}
+
+TEST_CASE("overcommit admits minResources up to allocatable times the factor and no further") {
+  ClusterBuilder b = TenGpusSixJobs();
+  SessionOutcome by_default = RunSession(b, Config(""));  // 1.2: 12 GPUs, four jobs
+  CHECK(Admitted(by_default) == 4);
+  CHECK(by_default.job_updates.at("default/j4").message ==
+        "not admitted: overcommit: admitted minResources nvidia.com/gpu 15 of 10 x 1.2");
+  CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 1.5\n"))) == 5);
+  CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 0.9\n"))) == 3);
+  // Without overcommit, enqueue's own check admits what is free now: three.
+  CHECK(Admitted(RunSession(b, "actions: enqueue\ntiers:\n- plugins:\n  - name: gang\n")) == 3);
+}
+
+TEST_CASE("overcommit counts what is in use and what admitted jobs still lack") {
+  ClusterBuilder b;
+  b.Node("n0", "cpu=8,nvidia.com/gpu=8").Node("n1", "cpu=8,nvidia.com/gpu=2");
+  b.Job("running", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}});
+  b.RunningRange("running", "w", 0, 1, "n0");
+  b.Job("admitted", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+  // 8 in use + 4 admitted = 12 of 10 x 1.2: nothing more, though n1 has 2 GPUs free.
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=2"}}, .phase = kPending});
+  SessionOutcome out = RunSession(b, Config(""));
+  CHECK(out.job_updates.at("default/small").phase == kPending);
+  // Without overcommit, enqueue's own check admits what is free now.
+  SessionOutcome plain = RunSession(b, "actions: enqueue\ntiers:\n- plugins:\n  - name: gang\n");
+  CHECK(plain.job_updates.at("default/small").phase == PodGroupPhase::kInqueue);
+}
+
+TEST_CASE("enableJobEnqueued: false turns exactly overcommit's admission check off") {
+  ClusterBuilder b = TenGpusSixJobs();
+  // Its factor of 3 would admit all six; without it enqueue's own check admits three.
+  CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 3\n"))) == 6);
+  CHECK(Admitted(RunSession(b, Config("    enableJobEnqueued: false\n    arguments:\n      overcommit-factor: 3\n"))) == 3);
+}
+
+TEST_CASE("overcommit-factor must be a positive number") {
+  CHECK_FALSE(NewOvercommitPlugin(Arguments("plugin overcommit", {{"overcommit-factor", "0"}})).ok());
+  CHECK_FALSE(NewOvercommitPlugin(Arguments("plugin overcommit", {{"overcommit-factor", "lots"}})).ok());
+  CHECK(NewOvercommitPlugin(Arguments("plugin overcommit", {{"overcommit-factor", "2"}})).ok());
+}
+
+}  // namespace
+}  // namespace lahar
