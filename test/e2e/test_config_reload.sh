@@ -74,12 +74,12 @@ refused() {
 }
 
 refused "unknown plugin nosuchplugin" 11 nosuchplugin "${GOOD/name: nodeorder/name: nosuchplugin}"
-refused "an action named twice" 1 allocate "${GOOD/\"enqueue, allocate,*\"/\"enqueue, allocate, allocate\"}"
-refused "an empty tier" 7 'tier|plugins' "${GOOD/- plugins:
+refused "an action named twice" 1 'allocate.*twice' "${GOOD/\"enqueue, allocate,*\"/\"enqueue, allocate, allocate\"}"
+refused "an empty tier" 7 'tier' "${GOOD/- plugins:
   - name: drf/- plugins: []
 - plugins:
   - name: drf}"
-refused "elastic.cooldown: abc" 6 'elastic.cooldown.*abc' "${GOOD/  - name: elastic/  - name: elastic
+refused "elastic.cooldown: abc" 8 'elastic.cooldown.*abc' "${GOOD/  - name: elastic/  - name: elastic
     arguments:
       elastic.cooldown: abc}"
 refused "not YAML" 2 'column [0-9]+' "${GOOD/\"enqueue*backfill\"/[unclosed}"
