@@ -244,11 +244,12 @@ struct TaskTemplate {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
   std::vector<NodeSelectorTerm> affinity;
+  std::vector<std::string> scheduling_gates;
 };
 
 absl::StatusOr<TaskTemplate> ReadTask(const Y& t) {
   RETURN_IF_ERROR(t.ExpectMap({"name", "replicas", "priority", "minAvailable", "resources", "limits",
-                               "nodeSelector", "tolerations", "affinity"}));
+                               "nodeSelector", "tolerations", "affinity", "schedulingGates"}));
   TaskTemplate task;
   ASSIGN_OR_RETURN(task.name, t["name"].Str());
   if (task.name.empty()) return t.Error("a task needs a name");
@@ -274,6 +275,16 @@ absl::StatusOr<TaskTemplate> ReadTask(const Y& t) {
     }
   }
   ASSIGN_OR_RETURN(task.node_selector, t["nodeSelector"].Map());
+  // Gate names, as a list: each pod of the task is created with spec.schedulingGates {name: ...}.
+  RETURN_IF_ERROR(t["schedulingGates"].ForEach([&](const Y& g) -> absl::Status {
+    ASSIGN_OR_RETURN(std::string name, g.Str());
+    if (name.empty()) return g.Error("expected a gate name");
+    if (std::find(task.scheduling_gates.begin(), task.scheduling_gates.end(), name) != task.scheduling_gates.end()) {
+      return g.Error(StrCat("duplicate scheduling gate \"", name, "\""));
+    }
+    task.scheduling_gates.push_back(std::move(name));
+    return absl::OkStatus();
+  }));
   if (t["tolerations"].present() || t["affinity"].present()) {
     // Decode through the Pod decoder: {spec: {tolerations, affinity}}.
     YAML::Node pod;
@@ -384,6 +395,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
       pod.node_selector = t.node_selector;
       pod.tolerations = t.tolerations;
       pod.required_node_affinity = t.affinity;
+      pod.scheduling_gates = t.scheduling_gates;
       pod.termination_grace_period_seconds = job.termination_grace / 1000;
       job.pods.push_back(std::move(pod));
       job.pod_tasks.push_back(t.name);
@@ -393,7 +405,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
 }
 
 absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
-  RETURN_IF_ERROR(e.ExpectMap({"at", "scale", "cordon", "uncordon", "removeNode", "addNode"}));
+  RETURN_IF_ERROR(e.ExpectMap({"at", "scale", "cordon", "uncordon", "removeNode", "addNode", "ungate"}));
   SimEvent event;
   event.line = e.node().Mark().line + 1;
   if (!e["at"].present()) return e.Error("an event needs a time (at)");
@@ -434,7 +446,23 @@ absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
     event.kind = SimEvent::Kind::kAddNode;
     ASSIGN_OR_RETURN(event.nodes, ReadNodeSpec(e["addNode"]));
   }
-  if (kinds != 1) return e.Error("an event needs exactly one of scale, cordon, uncordon, removeNode, addNode");
+  if (e["ungate"].present()) {
+    ++kinds;
+    const Y u = e["ungate"];
+    RETURN_IF_ERROR(u.ExpectMap({"job", "namespace", "gate"}));
+    event.kind = SimEvent::Kind::kUngate;
+    ASSIGN_OR_RETURN(event.target, u["job"].Str());
+    if (event.target.empty()) return u.Error("ungate needs a job");
+    ASSIGN_OR_RETURN(std::string ns, u["namespace"].Str());
+    if (!ns.empty()) {
+      if (event.target.find('/') != std::string::npos) {
+        return u["namespace"].Error("the job is written as namespace/name already");
+      }
+      event.target = StrCat(ns, "/", event.target);
+    }
+    ASSIGN_OR_RETURN(event.gate, u["gate"].Str());
+  }
+  if (kinds != 1) return e.Error("an event needs exactly one of scale, cordon, uncordon, removeNode, addNode, ungate");
   return event;
 }
 
@@ -481,11 +509,13 @@ absl::StatusOr<SimInput> LoadScenario(const YAML::Node& root) {
   }
   std::map<std::string, int32_t, std::less<>> priority_classes;
   std::set<std::string, std::less<>> job_keys;
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> job_gates;  // every gate of its pods
   RETURN_IF_ERROR(y["jobs"].ForEach([&](const Y& j) -> absl::Status {
     std::vector<PriorityClass> new_classes;
     ASSIGN_OR_RETURN(SimJob job, ReadJob(j, priority_classes, new_classes));
     std::string key = StrCat(job.group.meta.namespace_, "/", job.group.meta.name);
     if (!job_keys.insert(key).second) return j.Error(StrCat("duplicate job name \"", key, "\""));
+    for (const Pod& pod : job.pods) job_gates[key].insert(pod.scheduling_gates.begin(), pod.scheduling_gates.end());
     if (job.group.queue != "default" && queue_names.count(job.group.queue) == 0) {
       return j["queue"].Error(StrCat("unknown queue \"", job.group.queue, "\""));
     }
@@ -497,10 +527,21 @@ absl::StatusOr<SimInput> LoadScenario(const YAML::Node& root) {
   }));
   RETURN_IF_ERROR(y["events"].ForEach([&](const Y& e) -> absl::Status {
     ASSIGN_OR_RETURN(SimEvent event, ReadEvent(e));
-    if (event.kind == SimEvent::Kind::kScale) {
+    if (event.kind == SimEvent::Kind::kScale || event.kind == SimEvent::Kind::kUngate) {
+      const std::string_view verb = event.kind == SimEvent::Kind::kScale ? "scale" : "ungate";
       std::string key = event.target.find('/') == std::string::npos ? StrCat("default/", event.target) : event.target;
-      if (job_keys.count(key) == 0) return e.Error(StrCat("scale of unknown job \"", event.target, "\""));
+      if (job_keys.count(key) == 0) return e.Error(StrCat(verb, " of unknown job \"", event.target, "\""));
       event.target = key;
+    }
+    if (event.kind == SimEvent::Kind::kUngate) {
+      const auto& gates = job_gates[event.target];
+      if (gates.empty()) return e.Error(StrCat("ungate of job ", event.target, ", whose pods have no scheduling gates"));
+      if (!event.gate.empty() && gates.count(event.gate) == 0) {
+        std::string known;
+        for (const std::string& g : gates) StrAppend(&known, known.empty() ? "" : ", ", g);
+        return e["ungate"]["gate"].Error(
+            StrCat("job ", event.target, " has no scheduling gate \"", event.gate, "\" (its gates: ", known, ")"));
+      }
     }
     input.events.push_back(std::move(event));
     return absl::OkStatus();

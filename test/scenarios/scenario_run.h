@@ -1,0 +1,34 @@
+// Runs a lahar-sim scenario of test/scenarios through the simulation with the default
+// configuration and reads its events.jsonl back, for tests that assert who was bound or evicted
+// and when.
+#ifndef LAHAR_TEST_SCENARIOS_SCENARIO_RUN_H_
+#define LAHAR_TEST_SCENARIOS_SCENARIO_RUN_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+
+namespace lahar::testing {
+
+struct ScenarioEviction {
+  double t = 0;
+  std::string pod, job, reason;
+};
+
+struct ScenarioOutcome {
+  std::vector<ScenarioEviction> evictions;            // in time order
+  std::map<std::string, double> start;                // job -> its first job-start
+  std::map<std::string, std::vector<double>> binds;   // job -> the times of its binds
+  std::map<std::string, std::vector<double>> ungates; // job -> the times of its ungate events
+  std::string events;                                 // events.jsonl as written
+};
+
+// `file` is relative to test/scenarios ("quotas/queue_tree.yaml"); the run stops at `until`.
+// Fails the test on a file or simulation error.
+ScenarioOutcome RunScenario(const std::string& file, Millis until);
+
+}  // namespace lahar::testing
+
+#endif  // LAHAR_TEST_SCENARIOS_SCENARIO_RUN_H_
