@@ -191,6 +191,7 @@ TEST_CASE("a pod with scheduling gates fits no node, and an explanation says so 
   FitErrors errors;
   CHECK(s->FindBestNode(s.task("default/gated-worker-0"), Placement::kIdle, false, &errors) == kNoId);
   CHECK(errors.gated());
+  CHECK(errors.Summary() == "the pod has scheduling gates");
   FitErrors plain;
   s->FindBestNode(s.task("default/plain-worker-0"), Placement::kIdle, false, &plain);
   CHECK_FALSE(plain.gated());

@@ -49,7 +49,7 @@ std::string FitMessage(const FitResult& r) {
     case FitCode::kNodeAffinityMismatch: return "labels that do not match the node affinity";
     case FitCode::kUntoleratedTaint: return StrCat("taint ", r.detail);
     case FitCode::kElasticLimit: return StrCat("no room for elastic workers within pod limits of ", r.detail);
-    case FitCode::kSchedulingGated: return "refused a pod with scheduling gates";
+    case FitCode::kSchedulingGated: return "scheduling gates";
     case FitCode::kOther: return std::string(r.detail);
   }
   return "unknown";
@@ -75,6 +75,8 @@ std::string SchedulingGatesMessage(const std::vector<const TaskInfo*>& gated) {
 }
 
 std::string FitErrors::Summary() const {
+  // The pod's own refusal, not the nodes': counting nodes would say nothing.
+  if (gated_) return "the pod has scheduling gates";
   // Most common reason first; equal counts by text, so the message is stable.
   std::vector<std::pair<int, std::string>> sorted;
   for (const auto& [message, count] : counts_) sorted.emplace_back(-count, message);

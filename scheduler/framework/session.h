@@ -61,7 +61,7 @@ class FitErrors {
   std::string Summary() const;
   bool empty() const { return counts_.empty(); }
   // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
-  // Callers then explain the job with SchedulingGatesMessage instead of Summary.
+  // Summary then says only that; callers explain the job with SchedulingGatesMessage.
   bool gated() const { return gated_; }
 
  private:
