@@ -60,7 +60,8 @@ struct TaskInfo {
   int32_t task_priority = 0;       // higher first
   int64_t index = 0;               // pod index within its job (rank); lower first
   bool best_effort = false;        // requests nothing
-  // Tasks with the same scheduling constraints (selector, affinity, tolerations) share a class,
+  bool gated = false;              // has scheduling gates (pod->scheduling_gates): fits no node
+  // Tasks with the same scheduling constraints (selector, affinity, tolerations, gates) share a class,
   // so predicate plugins can cache node results per class instead of per pod.
   int32_t constraint_class = 0;
   TaskStatus status = TaskStatus::kPending;

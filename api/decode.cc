@@ -1,5 +1,6 @@
 #include "api/decode.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/status/status.h"
@@ -333,6 +334,17 @@ absl::StatusOr<Pod> DecodePodImpl(const Field& f) {
     ASSIGN_OR_RETURN(tol.value, t["value"].String());
     ASSIGN_OR_RETURN(tol.effect, t["effect"].String());
     pod.tolerations.push_back(std::move(tol));
+    return absl::OkStatus();
+  }));
+  RETURN_IF_ERROR(spec["schedulingGates"].ForEach([&](const Field& g) -> absl::Status {
+    if (!g.present() || !g.json().IsObject()) return g.Error("expected a map with a name");
+    ASSIGN_OR_RETURN(std::string name, g["name"].String());
+    if (name.empty()) return g["name"].Error("missing");
+    // The apiserver refuses duplicates too; files written by hand get the same answer.
+    if (std::find(pod.scheduling_gates.begin(), pod.scheduling_gates.end(), name) != pod.scheduling_gates.end()) {
+      return g["name"].Error(StrCat("duplicate scheduling gate \"", name, "\""));
+    }
+    pod.scheduling_gates.push_back(std::move(name));
     return absl::OkStatus();
   }));
   ASSIGN_OR_RETURN(pod.phase, ParsePodPhase(f["status"]["phase"]));

@@ -628,6 +628,19 @@ spec:
   CHECK(pod.limits.Get(kMemory) == 2 * kGi);
 }
 
+TEST_CASE("a pod's scheduling gates are read by name, in the order written") {
+  Pod pod = DecodeOne<Pod>(R"(kind: Pod
+metadata: {name: p}
+spec:
+  schedulingGates:
+  - name: example.com/quota
+  - {name: example.com/data-ready}
+)");
+  CHECK(pod.scheduling_gates == std::vector<std::string>{"example.com/quota", "example.com/data-ready"});
+  CHECK(DecodeOne<Pod>("kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: []}\n").scheduling_gates.empty());
+  CHECK(DecodeOne<Pod>("kind: Pod\nmetadata: {name: p}\n").scheduling_gates.empty());
+}
+
 TEST_CASE("a pod without requests is best effort") {
   Pod pod = DecodeOne<Pod>("kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a}]}\n");
   CHECK(pod.requests.IsZero());
@@ -689,6 +702,16 @@ status: {allocatable: {memory: 4 Gi}}
        "spec.nodeSelector.a"},
       {"kind: Pod\nmetadata: {name: p}\nspec: {tolerations: [{operator: Maybe}]}\n",
        "Pod p", "spec.tolerations[0].operator"},
+      {"kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: example.com/quota}\n", "Pod p",
+       "spec.schedulingGates"},
+      {"kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: [example.com/quota]}\n", "Pod p",
+       "spec.schedulingGates[0]"},
+      {"kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: [{}]}\n", "Pod p",
+       "spec.schedulingGates[0].name"},
+      {"kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: [{name: [a]}]}\n", "Pod p",
+       "spec.schedulingGates[0].name"},
+      {"kind: Pod\nmetadata: {name: p}\nspec: {schedulingGates: [{name: a}, {name: a}]}\n", "Pod p",
+       "spec.schedulingGates[1].name"},
       {"kind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n    nodeAffinity:\n"
        "      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms:\n"
        "        - matchExpressions: [{key: a, operator: Like}]\n",

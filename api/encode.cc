@@ -210,6 +210,15 @@ void EncodePod(const Pod& pod, rapidjson::Value& out, Allocator& allocator) {
     }
     Add(spec, "tolerations", std::move(tolerations), allocator);
   }
+  if (!pod.scheduling_gates.empty()) {
+    rapidjson::Value gates(rapidjson::kArrayType);
+    for (const std::string& name : pod.scheduling_gates) {
+      rapidjson::Value gate(rapidjson::kObjectType);
+      AddString(gate, "name", name, allocator);
+      gates.PushBack(gate, allocator);
+    }
+    Add(spec, "schedulingGates", std::move(gates), allocator);
+  }
   Add(out, "spec", std::move(spec), allocator);
 
   rapidjson::Value status(rapidjson::kObjectType);

@@ -96,6 +96,9 @@ spec:
   - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
   - {key: spot, operator: Equal, value: "true"}
   - {operator: Exists}
+  schedulingGates:
+  - {name: example.com/quota}
+  - {name: example.com/data-ready}
 status: {phase: Pending}
 ---
 apiVersion: v1
@@ -254,6 +257,7 @@ void CheckSame(const Pod& a, const Pod& b) {
     CHECK(a.tolerations[i].value == b.tolerations[i].value);
     CHECK(a.tolerations[i].effect == b.tolerations[i].effect);
   }
+  CHECK(a.scheduling_gates == b.scheduling_gates);
 }
 
 void CheckSame(const PodGroup& a, const PodGroup& b) {

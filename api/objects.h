@@ -84,6 +84,9 @@ struct Pod {
   StringMap node_selector;
   std::vector<NodeSelectorTerm> required_node_affinity;
   std::vector<Toleration> tolerations;
+  // spec.schedulingGates, by name in the order written: while any remains the pod is not
+  // scheduled (the apiserver lets them be removed only, never added after creation).
+  std::vector<std::string> scheduling_gates;
   // status.startTime in milliseconds since the epoch (the simulator: simulated time); -1 unset.
   int64_t start_time_ms = -1;
 };

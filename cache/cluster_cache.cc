@@ -73,7 +73,7 @@ void ClusterCache::DeleteNode(std::string_view name) {
 }
 
 int32_t ClusterCache::ConstraintClass(const Pod& pod) {
-  // Pods with the same selector, affinity and tolerations fit the same nodes (resources apart).
+  // Pods with the same selector, affinity, tolerations and gates fit the same nodes (resources apart).
   std::string signature;
   for (const auto& [k, v] : pod.node_selector) StrAppend(&signature, "s", k, "=", v, ";");
   for (const auto& term : pod.required_node_affinity) {
@@ -89,6 +89,7 @@ int32_t ClusterCache::ConstraintClass(const Pod& pod) {
     signature += "}";
   }
   for (const auto& t : pod.tolerations) StrAppend(&signature, "o", t.key, t.operator_, t.value, t.effect, ";");
+  for (const auto& g : pod.scheduling_gates) StrAppend(&signature, "g", g, ";");
   auto [it, inserted] = constraint_classes_.emplace(signature, static_cast<int32_t>(constraint_classes_.size()));
   return it->second;
 }
@@ -490,6 +491,7 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     task.task_priority = entry->task_priority;
     task.index = entry->index;
     task.best_effort = pod.requests.IsZero();
+    task.gated = !pod.scheduling_gates.empty();
     task.constraint_class = entry->constraint_class;
     task.status = StatusOf(pod, entry->releasing);
     if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding

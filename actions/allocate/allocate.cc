@@ -50,6 +50,13 @@ struct ShapeEq {
   }
 };
 
+// Why a shape fits no node: the fit-error summary, and whether the pod's scheduling gates
+// refused it (FitErrors::gated). Unset until first explained.
+struct Failure {
+  std::optional<std::string> summary;
+  bool gated = false;
+};
+
 // One run of the action. Invariants:
 // - every job is visited at most once, when its queue comes up;
 // - between two jobs the session holds only committed work and held statements, and neither is
@@ -146,7 +153,9 @@ class Allocator {
   //   on idle resources and binds whole. (Volcano keeps such a statement uncommitted for the
   //   rest of the session in the same way.) Evicting for a gang is the preempt actions' work;
   //   they pipeline the gang themselves;
-  // - otherwise -> discard, and record why on the job.
+  // - otherwise -> discard, and record why on the job: its gated pods when scheduling gates kept
+  //   any of them from every node (nothing else matters until the gates go), else the fit errors
+  //   of the first task that found no node, or the queue.
   // After the first task that fits nowhere the remaining ones are still tried, so the message
   // counts every pod of the min that found no node (tasks of a shape that already failed are not
   // searched again).
@@ -158,18 +167,40 @@ class Allocator {
     int placed = 0;
     int pipelined = 0;
     bool queue_refused = false;
-    std::string why;
+    std::string why;                     // the first unplaced task's fit errors
+    std::vector<const TaskInfo*> gated;  // unplaced for their scheduling gates: the reason
+    auto note = [&](const TaskInfo& task, Failure& failure) {
+      const Failure& f = Explain(task, failure);
+      if (f.gated) {
+        gated.push_back(&task);
+      } else if (why.empty()) {
+        why = *f.summary;
+      }
+    };
     for (TaskId id : tasks) {
       const TaskInfo& task = session_.task(id);
       bool pipeline = false;
+      Failure* failure = nullptr;
+      if (!gated.empty()) {
+        // The job waits for its gates: the rest of its min is only searched to count theirs.
+        if (FindNode(task, stmt->empty(), pipeline, failure) == kNoId) note(task, *failure);
+        continue;
+      }
       if (!session_.Allocatable(queue, task)) {
         // A queue's deserved share is at most the cluster, so a full cluster trips the queue
         // check first. Name the queue only when some node could have taken the task.
-        queue_refused = why.empty() && FindNode(task, stmt->empty(), pipeline, &why) != kNoId;
-        break;
+        if (why.empty()) {
+          queue_refused = FindNode(task, stmt->empty(), pipeline, failure) != kNoId;
+          if (!queue_refused) note(task, *failure);
+        }
+        if (gated.empty()) break;
+        continue;
       }
-      NodeId node = FindNode(task, stmt->empty(), pipeline, why.empty() ? &why : nullptr);
-      if (node == kNoId) continue;
+      NodeId node = FindNode(task, stmt->empty(), pipeline, failure);
+      if (node == kNoId) {
+        note(task, *failure);
+        continue;
+      }
       if (pipeline) {
         stmt->Pipeline(id, node);
         ++pipelined;
@@ -200,6 +231,13 @@ class Allocator {
     stmt->Discard();
     job_unplaceable_.clear();
     std::string message;
+    if (!gated.empty()) {
+      // Nothing else can start the job before its gates are removed: that is why it waits.
+      message = SchedulingGatesMessage(gated);
+      LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << message;
+      session_.SetJobCondition(job.id, kSchedulingGatedReason, std::move(message));
+      return;
+    }
     if (queue_refused) {
       message = StrCat(unplaced, "/", job.min_available, " pods of gang unschedulable: queue ",
                        queue.name, " would exceed its deserved share or capability");
@@ -214,22 +252,23 @@ class Allocator {
   }
 
   // A node for `task` on idle resources, else on resources being released (`pipeline` = true),
-  // else kNoId, and then `why` (when given) gets the fit-error summary.
+  // else kNoId, and then `failure` points at the shape's memo entry (see Explain), valid until
+  // the next insertion into a memo.
   //
   // A shape that fit no node keeps fitting none while usage only grows, because every predicate
-  // (resources, pod count, selector, affinity, taints, cordon) refuses a fuller node whenever it
+  // (resources, pod count, selector, affinity, taints, cordon, gates) refuses a fuller node whenever it
   // refused an emptier one. So a failure is remembered: for the rest of the action when the job
   // had placed nothing yet (`job_placed_nothing`: the usage was that of committed and held work,
   // see the class comment), else for the rest of this job only, and for the rest of the action
   // if the job's placements then stay. A predicate that is not monotone in node usage
   // (inter-pod affinity) would need this memo dropped.
-  NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, std::string* why) {
+  NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, Failure*& failure) {
     const Shape shape{task.constraint_class, &task.request};
     for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
       if (memo->empty()) continue;
       auto it = memo->find(shape);
       if (it != memo->end()) {
-        if (why != nullptr) *why = Explain(task, it->second);
+        failure = &it->second;
         return kNoId;
       }
     }
@@ -248,7 +287,7 @@ class Allocator {
     }
     auto& memo = job_placed_nothing ? unplaceable_ : job_unplaceable_;
     auto [it, inserted] = memo.try_emplace(shape);
-    if (why != nullptr) *why = Explain(task, it->second);
+    failure = &it->second;
     return kNoId;
   }
 
@@ -258,22 +297,23 @@ class Allocator {
     job_unplaceable_.clear();
   }
 
-  // The fit-error summary of a shape, computed once (a full scan of the nodes). It describes the
-  // nodes as they were when first asked, which is when the shape first failed to fit.
-  const std::string& Explain(const TaskInfo& task, std::optional<std::string>& summary) {
-    if (!summary) {
+  // Why a shape fits no node, computed once (a full scan of the nodes). It describes the nodes as
+  // they were when first asked, which is when the shape first failed to fit.
+  const Failure& Explain(const TaskInfo& task, Failure& failure) {
+    if (!failure.summary) {
       FitErrors errors;
       session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
-      summary = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+      failure.summary = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+      failure.gated = errors.gated();
     }
-    return *summary;
+    return failure;
   }
 
   Session& session_;
   bool any_releasing_ = false;
-  // Shapes that fit no node (with their fit-error summary once computed): for the whole action,
-  // and for the job being placed.
-  using ShapeMemo = absl::flat_hash_map<Shape, std::optional<std::string>, ShapeHash, ShapeEq>;
+  // Shapes that fit no node (with why, once explained): for the whole action, and for the job
+  // being placed.
+  using ShapeMemo = absl::flat_hash_map<Shape, Failure, ShapeHash, ShapeEq>;
   ShapeMemo unplaceable_;
   ShapeMemo job_unplaceable_;
   std::vector<std::unique_ptr<Statement>> held_;

@@ -15,7 +15,8 @@
 // - otherwise -> roll back, and set the job's condition: "Unschedulable", e.g. "3/8 pods of gang
 //   unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra",
 //   or "... queue research would exceed its deserved share or capability" when only the queue
-//   stood in the way.
+//   stood in the way; when pods of the min fit no node because of their scheduling gates, the
+//   condition is "SchedulingGated", e.g. "2 pods have scheduling gates: example.com/quota".
 // Jobs of a queue found Overused when its turn comes wait for a later session.
 #ifndef LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
 #define LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_

@@ -18,6 +18,7 @@ namespace {
 using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
+using testing::TaskSpec;
 
 using BindMap = std::map<std::string, std::string>;
 
@@ -186,6 +187,63 @@ TEST_CASE("allocate: the unschedulable explanation counts nodes by reason") {
   CHECK(out.job_updates.at("default/train").reason == "Unschedulable");
   CHECK(out.job_updates.at("default/train").message ==
         "3/8 pods of gang unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra");
+}
+
+TEST_CASE("allocate: a gang with scheduling gates binds nothing, says which gates, and binds once they go") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  TaskSpec master{"master", 1, "cpu=1", /*priority=*/10};
+  master.scheduling_gates = {"example.com/quota"};
+  TaskSpec worker{"worker", 2, "cpu=1"};
+  worker.scheduling_gates = {"example.com/quota", "example.com/data-ready"};
+  b.Job("gated", {.min = 3, .tasks = {master, worker}});
+  b.Job("plain", {.tasks = {{"w", 1, "cpu=1"}}});
+  SessionOutcome out = RunSession(b, kConfig);
+  // Room for everything, yet no pod of the gang binds; the plain job is not held up.
+  CHECK(out.binds == BindMap{{"default/plain-w-0", "n1"}});
+  testing::Apply(b, out);
+  REQUIRE(out.job_updates.count("default/gated") == 1);
+  CHECK(out.job_updates.at("default/gated").reason == "SchedulingGated");
+  // Gate names once each, sorted.
+  CHECK(out.job_updates.at("default/gated").message ==
+        "3 pods have scheduling gates: example.com/data-ready, example.com/quota");
+
+  // Two pods updated without their gates: the one left still holds the whole gang back.
+  b.SchedulingGates("gated-master-0", {}).SchedulingGates("gated-worker-0", {});
+  out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+  CHECK(out.job_updates.at("default/gated").message ==
+        "1 pod has scheduling gates: example.com/data-ready, example.com/quota");
+
+  b.SchedulingGates("gated-worker-1", {});
+  out = RunSession(b, kConfig);
+  CHECK(out.BoundCount("default/gated") == 3);
+  CHECK(out.job_updates.at("default/gated").phase == PodGroupPhase::kRunning);
+}
+
+TEST_CASE("allocate: scheduling gates are the reason a job waits even where nodes are short too") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.ForeignPod("hog", "n1", "cpu=6");
+  // g-master-0 (task priority 10) finds too little cpu free; the workers are gated: whatever
+  // the nodes, the gang cannot start before the gates go, so they are the reason.
+  TaskSpec worker{"worker", 2, "cpu=1"};
+  worker.scheduling_gates = {"example.com/quota"};
+  b.Job("g", {.min = 3, .tasks = {{"master", 1, "cpu=4", /*priority=*/10}, worker}});
+  // A gated pod that no node has room for either: the gates, not the missing cpu.
+  TaskSpec full{"w", 1, "cpu=4"};
+  full.scheduling_gates = {"example.com/quota"};
+  b.Job("full", {.tasks = {full}});
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.empty());
+  CHECK(out.job_updates.at("default/g").reason == "SchedulingGated");
+  CHECK(out.job_updates.at("default/g").message == "2 pods have scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/full").reason == "SchedulingGated");
+  CHECK(out.job_updates.at("default/full").message == "1 pod has scheduling gates: example.com/quota");
+
+  b.SchedulingGates("full-w-0", {});
+  out = RunSession(b, kConfig);
+  CHECK(out.job_updates.at("default/full").message == "1/1 pods of gang unschedulable: 1 node has too little cpu");
 }
 
 TEST_CASE("allocate: pods of other schedulers count against their nodes") {

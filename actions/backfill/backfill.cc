@@ -54,11 +54,13 @@ class BackfillAction : public Action {
 
  private:
   // Places the tasks completing the job's min on idle resources; commits when the job is then
-  // ready, else rolls back and records why.
+  // ready, else rolls back and records why (as allocate: pods kept off every node by their
+  // scheduling gates first, counted over the min).
   static bool PlaceMin(Session& session, JobInfo& job, const std::vector<TaskId>& tasks) {
     const QueueInfo& queue = session.queue(job.queue);
     Statement stmt(session);
     std::string why;
+    std::vector<const TaskInfo*> gated;
     for (TaskId id : tasks) {
       const TaskInfo& task = session.task(id);
       const bool allocatable = session.Allocatable(queue, task);
@@ -66,22 +68,30 @@ class BackfillAction : public Action {
       if (node == kNoId) {  // the nodes are the more fundamental reason (as in allocate)
         FitErrors errors;
         session.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
-        why = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
-        break;
+        if (errors.gated()) gated.push_back(&task);
+        if (gated.empty()) {
+          why = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+          break;
+        }
       }
+      if (!gated.empty()) continue;  // the job waits for its gates: only counting them now
       if (!allocatable) {
         why = StrCat("queue ", queue.name, " would exceed its deserved share or capability");
         break;
       }
       stmt.Allocate(id, node);
     }
-    if (why.empty() && session.JobReady(job)) {
+    if (why.empty() && gated.empty() && session.JobReady(job)) {
       LAHAR_LOG(2, "backfill") << "job " << job.key() << ": " << stmt.size() << " pods bind";
       stmt.Commit();
       return true;
     }
     const size_t placed = stmt.size();
     stmt.Discard();
+    if (!gated.empty()) {
+      session.SetJobCondition(job.id, kSchedulingGatedReason, SchedulingGatesMessage(gated));
+      return false;
+    }
     if (why.empty()) why = "gang not ready";
     session.SetJobCondition(job.id, "Unschedulable",
                             StrCat(tasks.size() - placed, "/", job.min_available,

@@ -91,6 +91,25 @@ TEST_CASE("backfill: idle capacity a pipelined gang waits for stays free") {
   CHECK(out.binds.empty());
 }
 
+TEST_CASE("backfill: a pod with scheduling gates is not placed, and its job says why") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  testing::TaskSpec gated{"w", 1, "cpu=1"};
+  gated.scheduling_gates = {"example.com/quota"};
+  b.Job("small", {.tasks = {gated}});
+  testing::TaskSpec gated_be{"w", 1, ""};
+  gated_be.scheduling_gates = {"example.com/quota", "example.com/b"};
+  b.Job("be", {.tasks = {gated_be}});
+  SessionOutcome out = RunSession(b, kBackfillOnly);
+  CHECK(out.binds.empty());
+  CHECK(out.job_updates.at("default/small").reason == "SchedulingGated");
+  CHECK(out.job_updates.at("default/small").message == "1 pod has scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/be").message == "1 pod has scheduling gates: example.com/b, example.com/quota");
+
+  b.SchedulingGates("small-w-0", {}).SchedulingGates("be-w-0", {});
+  CHECK(RunSession(b, kBackfillOnly).binds == BindMap{{"default/small-w-0", "n1"}, {"default/be-w-0", "n1"}});
+}
+
 TEST_CASE("backfill: takes allocate's node-search arguments") {
   CHECK(NewBackfillAction(Arguments("action backfill", {{"minNodesToFind", "10"}})).ok());
   CHECK(!BuiltinRegistry().NewAction("backfill", Arguments("action backfill", {{"bogus", "1"}})).ok());

@@ -48,6 +48,25 @@ TEST_CASE("preempt: nothing is evicted when the gang would not fit even then") {
   CHECK(RunSession(b, DefaultSchedulerConfigYaml()).evicts.empty());
 }
 
+TEST_CASE("preempt: nothing is evicted for a gang held back by its scheduling gates, until they go") {
+  ClusterBuilder b = FullOfLowPriority();
+  testing::TaskSpec worker{"w", 2, "cpu=1,nvidia.com/gpu=4"};
+  worker.scheduling_gates = {"example.com/quota"};
+  b.Job("urgent", {.min = 2, .tasks = {worker}, .priority_class = "high"});
+  // Every action of the default configuration runs (elastic-scale's reservation, reclaim,
+  // preempt-elastic-workers, preempt): none evicts for a gang that fits nowhere.
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.evicts.empty());
+  CHECK(out.binds.empty());
+  CHECK(out.job_updates.at("default/urgent").reason == "SchedulingGated");
+  CHECK(out.job_updates.at("default/urgent").message == "2 pods have scheduling gates: example.com/quota");
+  // Still none once one pod is ungated: the other keeps the gang from fitting.
+  b.SchedulingGates("urgent-w-0", {});
+  CHECK(RunSession(b, DefaultSchedulerConfigYaml()).evicts.empty());
+  b.SchedulingGates("urgent-w-1", {});
+  CHECK(RunSession(b, DefaultSchedulerConfigYaml()).evicts.size() == 2);
+}
+
 TEST_CASE("preempt: volcano.sh/preemptable false and kube-system pods are never victims") {
   ClusterBuilder b;
   b.Node("n1", "cpu=32,nvidia.com/gpu=8");

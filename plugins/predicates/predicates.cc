@@ -67,6 +67,8 @@ class PredicatesPlugin : public Plugin {
 
  private:
   FitResult Check(const TaskInfo& task, const NodeInfo& node) {
+    // Gates first: the pod waits for them whatever the node, and that is what it is told.
+    if (task.gated) return {FitCode::kSchedulingGated, {}};
     const Node& n = *node.node;
     if (n.unschedulable) return {FitCode::kNodeUnschedulable, {}};
     if (!n.ready) return {FitCode::kNodeNotReady, {}};

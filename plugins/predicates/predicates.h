@@ -1,13 +1,14 @@
 // The predicates plugin: whether a node may take a pod at all, apart from resources and pod
 // count (Session::ResourceFit checks those for every placement).
 //
-// In this order: the node is cordoned (kNodeUnschedulable) or not Ready (kNodeNotReady); the
-// pod's nodeSelector does not match the node's labels; its required node affinity does not
-// (terms are ORed, the requirements of a term ANDed; operators In, NotIn, Exists, DoesNotExist,
-// Gt, Lt with Kubernetes' semantics; matchFields know metadata.name); or the node has a
-// NoSchedule / NoExecute taint that no toleration of the pod tolerates (PreferNoSchedule is
-// ignored). The detail of an untolerated taint reads "key=value" ("key" when
-// the value is empty).
+// In this order: the pod has scheduling gates (kSchedulingGated: it fits no node until every
+// gate is removed, as kube-scheduler keeps such pods out of its queue); the node is cordoned
+// (kNodeUnschedulable) or not Ready (kNodeNotReady); the pod's nodeSelector does not match the
+// node's labels; its required node affinity does not (terms are ORed, the requirements of a term
+// ANDed; operators In, NotIn, Exists, DoesNotExist, Gt, Lt with Kubernetes' semantics;
+// matchFields know metadata.name); or the node has a NoSchedule / NoExecute taint that no
+// toleration of the pod tolerates (PreferNoSchedule is ignored). The detail of an untolerated
+// taint reads "key=value" ("key" when the value is empty).
 //
 // Label and taint results depend only on the pod's constraint class and the node, so they are
 // computed once per (class, node) in a session.

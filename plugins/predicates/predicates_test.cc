@@ -16,6 +16,7 @@ namespace lahar {
 namespace {
 
 using testing::ClusterBuilder;
+using testing::TaskSpec;
 
 constexpr std::string_view kConfig = R"(
 actions: "allocate"
@@ -183,6 +184,34 @@ TEST_CASE("FindBestNode never places a pod where it does not fit, and says why")
         "1 node has taint dedicated=infra, 1 node has unschedulable (cordoned)");
 }
 
+TEST_CASE("a pod with scheduling gates fits no node, and an explanation says so before any shortage") {
+  ClusterBuilder b;
+  b.Node("a-cordoned", "cpu=8,memory=16Gi").Node("b-full", "cpu=8,memory=16Gi").Node("c-free", "cpu=8,memory=16Gi");
+  b.Cordon("a-cordoned");
+  b.ForeignPod("hog", "b-full", "cpu=8");
+  TaskSpec gated{"worker", 1, "cpu=2"};
+  gated.scheduling_gates = {"example.com/quota"};
+  b.Job("gated", {.tasks = {gated}});
+  b.Job("plain", {.tasks = {{"worker", 1, "cpu=2"}}});
+  TestSession s(b);
+  CHECK(s.Fit("default/gated-worker-0", "c-free").code == FitCode::kSchedulingGated);
+  CHECK(s.Fit("default/gated-worker-0", "a-cordoned").code == FitCode::kSchedulingGated);  // gates first
+  // Same selector, tolerations and requests, no gates: another constraint class, so the cached
+  // verdicts of the gated pod are not reused for it.
+  CHECK(s.task("default/gated-worker-0").constraint_class != s.task("default/plain-worker-0").constraint_class);
+  CHECK(s.Fit("default/plain-worker-0", "c-free").ok());
+  CHECK(s.BestNode("default/gated-worker-0") == "none");
+  CHECK(s.BestNode("default/plain-worker-0") == "c-free");
+
+  // b-full is also too full for it; the gates are still what the explanation records there.
+  FitErrors errors;
+  CHECK(s->FindBestNode(s.task("default/gated-worker-0"), Placement::kIdle, false, &errors) == kNoId);
+  CHECK(errors.gated());
+  CHECK(errors.Summary() == "the pod has scheduling gates");
+  FitErrors plain;
+  s->FindBestNode(s.task("default/plain-worker-0"), Placement::kIdle, false, &plain);
+  CHECK_FALSE(plain.gated());
+}
 
 TEST_CASE("end to end: pods land only on nodes whose labels and taints they accept") {
   ClusterBuilder b;

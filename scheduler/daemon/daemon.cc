@@ -339,7 +339,10 @@ class SchedulerDaemon::Impl {
       d.succeeded = job.Count(TaskStatus::kSucceeded);
       d.failed = job.Count(TaskStatus::kFailed);
       for (TaskId t : job.tasks) {
-        if (snapshot.tasks[t].status == TaskStatus::kPending) d.pending_pods.push_back(snapshot.tasks[t].name());
+        const TaskInfo& task = snapshot.tasks[t];
+        if (task.status != TaskStatus::kPending) continue;
+        d.pending_pods.push_back(task.name());
+        if (task.gated) d.gated_pods.insert(task.name());
       }
     }
     std::shared_ptr<const SchedulerConfig> config = Config();

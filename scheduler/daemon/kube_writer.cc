@@ -112,7 +112,8 @@ absl::StatusOr<HttpResult> PatchPodGroupStatus(StatusPatcher& patcher, std::stri
 }
 
 absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string_view namespace_, std::string_view pod,
-                                                 std::string_view message, std::string_view transition_time) {
+                                                 std::string_view reason, std::string_view message,
+                                                 std::string_view transition_time) {
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   w.StartObject();
@@ -123,7 +124,7 @@ absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string
   w.StartObject();
   Field(w, "type", "PodScheduled");
   Field(w, "status", "False");
-  Field(w, "reason", "Unschedulable");
+  Field(w, "reason", reason);
   Field(w, "message", message);
   Field(w, "lastTransitionTime", transition_time);
   w.EndObject();

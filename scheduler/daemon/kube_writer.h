@@ -51,9 +51,11 @@ absl::StatusOr<HttpResult> PatchPodGroupStatus(StatusPatcher& patcher, std::stri
                                                std::string_view name, const PodGroupStatus& status,
                                                std::string_view transition_time);
 
-// PodScheduled=False with the reason, as kube-scheduler reports an unschedulable pod.
+// PodScheduled=False with the reason, as kube-scheduler reports an unschedulable pod: reason
+// "Unschedulable", or "SchedulingGated" for a pod waiting for its scheduling gates.
 absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string_view namespace_, std::string_view pod,
-                                                 std::string_view message, std::string_view transition_time);
+                                                 std::string_view reason, std::string_view message,
+                                                 std::string_view transition_time);
 
 // Queue status.allocated as Kubernetes quantities; resources of `previous` (what was written
 // last) that are no longer allocated are removed.

@@ -147,9 +147,11 @@ void StatusWriter::WriteJobStatus(const CycleResult& result, const std::vector<J
         post_event_(EventSpec{"Pod", "v1", job.namespace_, job.namespace_, pod, "", "Warning", "FailedScheduling",
                               message});
       }
-      status_queue_.Push([this, ns = job.namespace_, pod, message, now] {
+      // kube-scheduler's (and the apiserver's, at creation) reason for a pod kept back by its gates.
+      const char* pod_reason = job.gated_pods.count(pod) != 0 ? "SchedulingGated" : "Unschedulable";
+      status_queue_.Push([this, ns = job.namespace_, pod, pod_reason, message, now] {
         WaitForBinds();
-        absl::StatusOr<HttpResult> r = PatchPodUnschedulable(client_, ns, pod, message, now);
+        absl::StatusOr<HttpResult> r = PatchPodUnschedulable(client_, ns, pod, pod_reason, message, now);
         bool ok = r.ok() && (r->ok() || r->status == 404);
         metrics_.writes.Add({"pod-condition", ok ? "success" : "error"});
       });

@@ -42,6 +42,7 @@ struct JobDigest {
   int32_t succeeded = 0;
   int32_t failed = 0;
   std::vector<std::string> pending_pods;  // names
+  std::set<std::string, std::less<>> gated_pods;  // of those, the ones with scheduling gates
 };
 
 class StatusWriter {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include "api/log.h"
 #include "api/status_macros.h"
@@ -48,6 +49,7 @@ std::string FitMessage(const FitResult& r) {
     case FitCode::kNodeAffinityMismatch: return "labels that do not match the node affinity";
     case FitCode::kUntoleratedTaint: return StrCat("taint ", r.detail);
     case FitCode::kElasticLimit: return StrCat("no room for elastic workers within pod limits of ", r.detail);
+    case FitCode::kSchedulingGated: return "scheduling gates";
     case FitCode::kOther: return std::string(r.detail);
   }
   return "unknown";
@@ -55,9 +57,26 @@ std::string FitMessage(const FitResult& r) {
 
 }  // namespace
 
-void FitErrors::Add(const FitResult& result) { ++counts_[FitMessage(result)]; }
+void FitErrors::Add(const FitResult& result) {
+  if (result.code == FitCode::kSchedulingGated) gated_ = true;
+  ++counts_[FitMessage(result)];
+}
+
+std::string SchedulingGatesMessage(const std::vector<const TaskInfo*>& gated) {
+  std::set<std::string_view> names;
+  for (const TaskInfo* task : gated) names.insert(task->pod->scheduling_gates.begin(), task->pod->scheduling_gates.end());
+  std::string out = StrCat(gated.size(), gated.size() == 1 ? " pod has" : " pods have", " scheduling gates: ");
+  bool first = true;
+  for (std::string_view name : names) {
+    StrAppend(&out, first ? "" : ", ", name);
+    first = false;
+  }
+  return out;
+}
 
 std::string FitErrors::Summary() const {
+  // The pod's own refusal, not the nodes': counting nodes would say nothing.
+  if (gated_) return "the pod has scheduling gates";
   // Most common reason first; equal counts by text, so the message is stable.
   std::vector<std::pair<int, std::string>> sorted;
   for (const auto& [message, count] : counts_) sorted.emplace_back(-count, message);
@@ -391,6 +410,10 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
   for (; examined < n && found < want; ++examined) {
     const NodeInfo& node = cluster_.nodes[(start + examined) % n];
     FitResult fit = ResourceFit(task, node, placement);
+    if (!fit.ok() && errors != nullptr) {
+      // A pod that waits for its gates would wait on an empty node too: that is the reason.
+      if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
+    }
     if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
       // Name the first short resource only when explaining; the hot path skips the lookup.
       Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();

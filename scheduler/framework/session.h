@@ -41,6 +41,9 @@ enum class FitCode : uint8_t {
   kNodeAffinityMismatch,
   kUntoleratedTaint,      // detail: the taint
   kElasticLimit,          // elastic workers: no room after pod limits
+  // The pod has scheduling gates: a refusal of the pod itself, the same on every node, which
+  // explanations put before any node's shortage (FitErrors::gated).
+  kSchedulingGated,
   kOther,
 };
 
@@ -57,10 +60,20 @@ class FitErrors {
   void Add(const FitResult& result);
   std::string Summary() const;
   bool empty() const { return counts_.empty(); }
+  // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
+  // Summary then says only that; callers explain the job with SchedulingGatesMessage.
+  bool gated() const { return gated_; }
 
  private:
   std::map<std::string, int> counts_;
+  bool gated_ = false;
 };
+
+// Condition reason and message of a job whose pods fit no node because of their scheduling
+// gates (spec 7, kind `gated`), written from those pods: "2 pods have scheduling gates:
+// example.com/quota" (gate names deduplicated and sorted).
+inline constexpr char kSchedulingGatedReason[] = "SchedulingGated";
+std::string SchedulingGatesMessage(const std::vector<const TaskInfo*>& gated);
 
 // Votes of the pipelined / enqueueable hooks.
 inline constexpr int kPermit = 1;
@@ -211,7 +224,8 @@ class Session {
   FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const;
   // The best node for `task` (highest score; ties to the lower node id, i.e. name), or kNoId.
   // `elastic` adds the elastic predicates. With `errors`, every node is examined and the
-  // reasons for rejecting them are counted.
+  // reasons for rejecting them are counted; a refusal of the pod itself (kSchedulingGated)
+  // counts on a node even when the node is also too full.
   NodeId FindBestNode(const TaskInfo& task, Placement placement, bool elastic = false,
                       FitErrors* errors = nullptr);
   void set_node_search_options(const NodeSearchOptions& options) { search_options_ = options; }

@@ -121,6 +121,34 @@ TEST_CASE("a plan that does not fit is discarded and evicts nothing") {
   CHECK(statement.empty());
 }
 
+TEST_CASE("a gang held back by scheduling gates gets no plan: nothing is evicted for it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=4"}}}).Running("a-w-0", "n1");
+  b.Job("b", {.tasks = {{"w", 1, "cpu=4"}}}).Running("b-w-0", "n2");
+  // s-w-0 has no gates and would take a's place; s-w-1 waits for a gate, so fits no node.
+  b.Job("s", {.min = 2, .tasks = {{"w", 2, "cpu=4"}}});
+  b.SchedulingGates("s-w-1", {"example.com/quota"});
+  constexpr std::string_view kWithPredicates =
+      "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n  - name: predicates\n";
+  {
+    testing::SessionFixture s(b, kWithPredicates);
+    const std::string before = Cluster(s.session());
+    Statement statement(s.session());
+    const Planned plan = PlanIn(s, statement, "s", Policy());
+    CHECK_FALSE(plan.fits);
+    CHECK(plan.placements == Strings{"s-w-0@n1"});  // the dry run got as far as the gated pod
+    statement.Discard();
+    CHECK(Cluster(s.session()) == before);
+    CHECK(s->evictions().empty());
+  }
+  // Ungated, the same plan fits: both nodes are taken for it.
+  b.SchedulingGates("s-w-1", {});
+  Planned plan = Plan(b, "s", Policy(), kWithPredicates);
+  CHECK(plan.fits);
+  CHECK(plan.victims == Strings{"a-w-0", "b-w-0"});
+}
+
 TEST_CASE("elastic workers go first, highest index first, and a job keeps its min unless taken whole") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

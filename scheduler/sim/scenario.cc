@@ -9,10 +9,11 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
+#include "api/cluster_info.h"
 #include "api/decode.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
-#include "cache/cluster_cache.h"
+#include "scheduler/sim/snapshot.h"
 
 namespace lahar {
 
@@ -243,11 +244,12 @@ struct TaskTemplate {
   StringMap node_selector;
   std::vector<Toleration> tolerations;
   std::vector<NodeSelectorTerm> affinity;
+  std::vector<std::string> scheduling_gates;
 };
 
 absl::StatusOr<TaskTemplate> ReadTask(const Y& t) {
   RETURN_IF_ERROR(t.ExpectMap({"name", "replicas", "priority", "minAvailable", "resources", "limits",
-                               "nodeSelector", "tolerations", "affinity"}));
+                               "nodeSelector", "tolerations", "affinity", "schedulingGates"}));
   TaskTemplate task;
   ASSIGN_OR_RETURN(task.name, t["name"].Str());
   if (task.name.empty()) return t.Error("a task needs a name");
@@ -273,6 +275,16 @@ absl::StatusOr<TaskTemplate> ReadTask(const Y& t) {
     }
   }
   ASSIGN_OR_RETURN(task.node_selector, t["nodeSelector"].Map());
+  // Gate names, as a list: each pod of the task is created with spec.schedulingGates {name: ...}.
+  RETURN_IF_ERROR(t["schedulingGates"].ForEach([&](const Y& g) -> absl::Status {
+    ASSIGN_OR_RETURN(std::string name, g.Str());
+    if (name.empty()) return g.Error("expected a gate name");
+    if (std::find(task.scheduling_gates.begin(), task.scheduling_gates.end(), name) != task.scheduling_gates.end()) {
+      return g.Error(StrCat("duplicate scheduling gate \"", name, "\""));
+    }
+    task.scheduling_gates.push_back(std::move(name));
+    return absl::OkStatus();
+  }));
   if (t["tolerations"].present() || t["affinity"].present()) {
     // Decode through the Pod decoder: {spec: {tolerations, affinity}}.
     YAML::Node pod;
@@ -383,6 +395,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
       pod.node_selector = t.node_selector;
       pod.tolerations = t.tolerations;
       pod.required_node_affinity = t.affinity;
+      pod.scheduling_gates = t.scheduling_gates;
       pod.termination_grace_period_seconds = job.termination_grace / 1000;
       job.pods.push_back(std::move(pod));
       job.pod_tasks.push_back(t.name);
@@ -392,7 +405,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
 }
 
 absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
-  RETURN_IF_ERROR(e.ExpectMap({"at", "scale", "cordon", "uncordon", "removeNode", "addNode"}));
+  RETURN_IF_ERROR(e.ExpectMap({"at", "scale", "cordon", "uncordon", "removeNode", "addNode", "ungate"}));
   SimEvent event;
   event.line = e.node().Mark().line + 1;
   if (!e["at"].present()) return e.Error("an event needs a time (at)");
@@ -433,7 +446,23 @@ absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
     event.kind = SimEvent::Kind::kAddNode;
     ASSIGN_OR_RETURN(event.nodes, ReadNodeSpec(e["addNode"]));
   }
-  if (kinds != 1) return e.Error("an event needs exactly one of scale, cordon, uncordon, removeNode, addNode");
+  if (e["ungate"].present()) {
+    ++kinds;
+    const Y u = e["ungate"];
+    RETURN_IF_ERROR(u.ExpectMap({"job", "namespace", "gate"}));
+    event.kind = SimEvent::Kind::kUngate;
+    ASSIGN_OR_RETURN(event.target, u["job"].Str());
+    if (event.target.empty()) return u.Error("ungate needs a job");
+    ASSIGN_OR_RETURN(std::string ns, u["namespace"].Str());
+    if (!ns.empty()) {
+      if (event.target.find('/') != std::string::npos) {
+        return u["namespace"].Error("the job is written as namespace/name already");
+      }
+      event.target = StrCat(ns, "/", event.target);
+    }
+    ASSIGN_OR_RETURN(event.gate, u["gate"].Str());
+  }
+  if (kinds != 1) return e.Error("an event needs exactly one of scale, cordon, uncordon, removeNode, addNode, ungate");
   return event;
 }
 
@@ -480,11 +509,13 @@ absl::StatusOr<SimInput> LoadScenario(const YAML::Node& root) {
   }
   std::map<std::string, int32_t, std::less<>> priority_classes;
   std::set<std::string, std::less<>> job_keys;
+  std::map<std::string, std::set<std::string, std::less<>>, std::less<>> job_gates;  // every gate of its pods
   RETURN_IF_ERROR(y["jobs"].ForEach([&](const Y& j) -> absl::Status {
     std::vector<PriorityClass> new_classes;
     ASSIGN_OR_RETURN(SimJob job, ReadJob(j, priority_classes, new_classes));
     std::string key = StrCat(job.group.meta.namespace_, "/", job.group.meta.name);
     if (!job_keys.insert(key).second) return j.Error(StrCat("duplicate job name \"", key, "\""));
+    for (const Pod& pod : job.pods) job_gates[key].insert(pod.scheduling_gates.begin(), pod.scheduling_gates.end());
     if (job.group.queue != "default" && queue_names.count(job.group.queue) == 0) {
       return j["queue"].Error(StrCat("unknown queue \"", job.group.queue, "\""));
     }
@@ -496,93 +527,27 @@ absl::StatusOr<SimInput> LoadScenario(const YAML::Node& root) {
   }));
   RETURN_IF_ERROR(y["events"].ForEach([&](const Y& e) -> absl::Status {
     ASSIGN_OR_RETURN(SimEvent event, ReadEvent(e));
-    if (event.kind == SimEvent::Kind::kScale) {
+    if (event.kind == SimEvent::Kind::kScale || event.kind == SimEvent::Kind::kUngate) {
+      const std::string_view verb = event.kind == SimEvent::Kind::kScale ? "scale" : "ungate";
       std::string key = event.target.find('/') == std::string::npos ? StrCat("default/", event.target) : event.target;
-      if (job_keys.count(key) == 0) return e.Error(StrCat("scale of unknown job \"", event.target, "\""));
+      if (job_keys.count(key) == 0) return e.Error(StrCat(verb, " of unknown job \"", event.target, "\""));
       event.target = key;
+    }
+    if (event.kind == SimEvent::Kind::kUngate) {
+      const auto& gates = job_gates[event.target];
+      if (gates.empty()) return e.Error(StrCat("ungate of job ", event.target, ", whose pods have no scheduling gates"));
+      if (!event.gate.empty() && gates.count(event.gate) == 0) {
+        std::string known;
+        for (const std::string& g : gates) StrAppend(&known, known.empty() ? "" : ", ", g);
+        return e["ungate"]["gate"].Error(
+            StrCat("job ", event.target, " has no scheduling gate \"", event.gate, "\" (its gates: ", known, ")"));
+      }
     }
     input.events.push_back(std::move(event));
     return absl::OkStatus();
   }));
   std::stable_sort(input.jobs.begin(), input.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
   std::stable_sort(input.events.begin(), input.events.end(), [](const SimEvent& a, const SimEvent& b) { return a.at < b.at; });
-  return input;
-}
-
-absl::StatusOr<SimInput> LoadSnapshot(std::string_view text) {
-  ASSIGN_OR_RETURN(std::vector<KubeObject> objects, DecodeObjectStream(text));
-  SimInput input;
-  input.name = "snapshot";
-  input.from_snapshot = true;
-  std::map<std::string, SimJob, std::less<>> jobs;  // by ns/name
-  std::vector<Pod> pods;
-  std::set<std::string, std::less<>> seen;
-  auto unique = [&](std::string_view kind, const ObjectMeta& meta) -> absl::Status {
-    std::string key = StrCat(kind, " ", meta.namespace_.empty() ? "" : meta.namespace_ + "/", meta.name);
-    if (!seen.insert(key).second) return absl::InvalidArgumentError(StrCat("duplicate ", key));
-    return absl::OkStatus();
-  };
-  for (KubeObject& object : objects) {
-    if (auto* node = std::get_if<Node>(&object)) {
-      RETURN_IF_ERROR(unique("Node", node->meta));
-      input.nodes.push_back(std::move(*node));
-    } else if (auto* pod = std::get_if<Pod>(&object)) {
-      RETURN_IF_ERROR(unique("Pod", pod->meta));
-      pods.push_back(std::move(*pod));
-    } else if (auto* pg = std::get_if<PodGroup>(&object)) {
-      RETURN_IF_ERROR(unique("PodGroup", pg->meta));
-      SimJob& job = jobs[StrCat(pg->meta.namespace_, "/", pg->meta.name)];
-      job.group = std::move(*pg);
-    } else if (auto* queue = std::get_if<Queue>(&object)) {
-      RETURN_IF_ERROR(unique("Queue", queue->meta));
-      input.queues.push_back(std::move(*queue));
-    } else if (auto* pc = std::get_if<PriorityClass>(&object)) {
-      RETURN_IF_ERROR(unique("PriorityClass", pc->meta));
-      input.priority_classes.push_back(std::move(*pc));
-    } else if (auto* pdb = std::get_if<PodDisruptionBudget>(&object)) {
-      RETURN_IF_ERROR(unique("PodDisruptionBudget", pdb->meta));
-      input.disruption_budgets.push_back(std::move(*pdb));
-    }
-  }
-  if (input.nodes.empty()) return absl::InvalidArgumentError("snapshot has no nodes");
-  for (Pod& pod : pods) {
-    if (pod.phase == PodPhase::kSucceeded || pod.phase == PodPhase::kFailed) continue;
-    bool ours = pod.scheduler_name == "lahar" || pod.scheduler_name == "volcano";
-    if (!ours) {
-      if (!pod.node_name.empty()) input.foreign_pods.push_back(std::move(pod));
-      continue;
-    }
-    auto group = pod.meta.annotations.find(kGroupNameAnnotation);
-    std::string key;
-    if (group != pod.meta.annotations.end() && !group->second.empty()) {
-      key = StrCat(pod.meta.namespace_, "/", group->second);
-      if (jobs.find(key) == jobs.end()) {
-        return absl::InvalidArgumentError(StrCat("Pod ", pod.meta.namespace_, "/", pod.meta.name,
-                                                 ": its PodGroup ", key, " is not in the snapshot"));
-      }
-    } else {
-      // A lone pod is a job of its own; give it a PodGroup so the simulator can track it.
-      key = StrCat(pod.meta.namespace_, "/", pod.meta.name);
-      SimJob& job = jobs[key];
-      job.group.meta.name = pod.meta.name;
-      job.group.meta.namespace_ = pod.meta.namespace_;
-      job.group.min_member = 1;
-      job.group.min_resources = pod.requests;
-      job.group.priority_class_name = pod.priority_class_name;
-      pod.meta.annotations[kGroupNameAnnotation] = pod.meta.name;
-    }
-    SimJob& job = jobs[key];
-    if (!pod.node_name.empty()) {
-      job.initially_bound.push_back(pod.meta.name);
-      pod.phase = PodPhase::kRunning;
-    }
-    job.pod_tasks.push_back(PodRole(pod));
-    job.pods.push_back(std::move(pod));
-  }
-  for (auto& [key, job] : jobs) {
-    if (job.pods.empty()) continue;  // a PodGroup without pods has nothing to simulate
-    input.jobs.push_back(std::move(job));
-  }
   return input;
 }
 

@@ -38,8 +38,9 @@ struct SimJob {
 
 struct SimEvent {
   Millis at = 0;
-  enum class Kind { kScale, kCordon, kUncordon, kRemoveNode, kAddNode } kind;
+  enum class Kind { kScale, kCordon, kUncordon, kRemoveNode, kAddNode, kUngate } kind;
   std::string target;  // job name (ns/name) or node name
+  std::string gate;    // ungate: the one gate removed; empty: all of them
   std::optional<int32_t> min_available;
   std::vector<std::pair<std::string, int32_t>> replicas;  // task -> new replica count
   std::vector<Node> nodes;                                // addNode

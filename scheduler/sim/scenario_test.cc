@@ -119,6 +119,7 @@ TEST_CASE("a snapshot written by EncodeObjectList loads as a snapshot") {
   }
   pods[0].node_name = "gpu-1";
   pods[0].phase = PodPhase::kRunning;
+  pods[2].scheduling_gates = {"example.com/quota"};
   std::string text = EncodeObjectList({&nodes[0], &nodes[1]}, {&pods[0], &pods[1], &pods[2]},
                                       {&group}, {}, {});
 
@@ -148,6 +149,77 @@ TEST_CASE("a snapshot written by EncodeObjectList loads as a snapshot") {
   CHECK(job.pods[2].requests.Get(kNvidiaGpu) == 1);
   CHECK(job.pod_tasks == std::vector<std::string>{"worker", "worker", "worker"});
   CHECK(job.initially_bound == std::vector<std::string>{"train-worker-0"});
+  // Gates are read and stay (a snapshot has no events to remove them).
+  CHECK(job.pods[2].scheduling_gates == std::vector<std::string>{"example.com/quota"});
+  CHECK(job.pods[1].scheduling_gates.empty());
+}
+
+constexpr char kGated[] = R"(
+nodes: [{name: n, allocatable: {cpu: "8"}}]
+jobs:
+- name: g
+  namespace: ml
+  duration: 1h
+  tasks:
+  - {name: m, replicas: 1, resources: {cpu: "1"}, schedulingGates: [example.com/quota]}
+  - {name: w, replicas: 2, resources: {cpu: "1"}, schedulingGates: [example.com/quota, example.com/data]}
+  - {name: free, replicas: 1, resources: {cpu: "1"}}
+events:
+)";
+
+TEST_CASE("a scenario task's schedulingGates go on each of its pods; ungate events name the job and gate") {
+  auto input = LoadSimInput(std::string(kGated) + R"(- at: 5m
+  ungate: {job: g, namespace: ml, gate: example.com/data}
+- at: 10m
+  ungate: {job: ml/g}
+)",
+                            "gates.yaml");
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  const std::vector<Pod>& pods = input->jobs[0].pods;
+  REQUIRE(pods.size() == 4);
+  CHECK(pods[0].scheduling_gates == std::vector<std::string>{"example.com/quota"});
+  CHECK(pods[2].scheduling_gates == std::vector<std::string>{"example.com/quota", "example.com/data"});
+  CHECK(pods[3].scheduling_gates.empty());
+  REQUIRE(input->events.size() == 2);
+  CHECK(input->events[0].kind == SimEvent::Kind::kUngate);
+  CHECK(input->events[0].target == "ml/g");
+  CHECK(input->events[0].gate == "example.com/data");
+  CHECK(input->events[0].at == 300'000);
+  CHECK(input->events[1].target == "ml/g");
+  CHECK(input->events[1].gate.empty());  // every gate
+}
+
+TEST_CASE("bad gates and ungate events are errors naming the line") {
+  struct Case {
+    std::string text;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {std::string(kGated) + "- at: 5m\n  ungate: {job: nope, namespace: ml}\n", "line 12: events[0]: ungate of unknown job \"ml/nope\""},
+      {std::string(kGated) + "- at: 5m\n  ungate: {job: g}\n", "ungate of unknown job \"g\""},  // default namespace
+      {std::string(kGated) + "- at: 5m\n  ungate: {job: ml/g, gate: example.com/other}\n",
+       "line 13: events[0].ungate.gate: job ml/g has no scheduling gate \"example.com/other\" (its gates: "
+       "example.com/data, example.com/quota)"},
+      {std::string(kGated) + "- at: 5m\n  ungate: {job: ml/g, namespace: ml}\n", "events[0].ungate.namespace"},
+      {std::string(kGated) + "- at: 5m\n  ungate: {gate: x}\n", "ungate needs a job"},
+      {std::string(kGated) + "- at: 5m\n  ungate: {job: ml/g, gates: x}\n", "unknown key \"gates\""},
+      {"nodes: [{name: n, allocatable: {cpu: \"8\"}}]\njobs:\n- {name: j, tasks: [{name: w}]}\nevents:\n"
+       "- at: 1m\n  ungate: {job: j}\n",
+       "line 5: events[0]: ungate of job default/j, whose pods have no scheduling gates"},
+      {"nodes: [{name: n, allocatable: {cpu: \"8\"}}]\njobs:\n- {name: j, tasks: [{name: w, schedulingGates: [a, a]}]}\n",
+       "jobs[0].tasks[0].schedulingGates[1]: duplicate scheduling gate \"a\""},
+      {"nodes: [{name: n, allocatable: {cpu: \"8\"}}]\njobs:\n- {name: j, tasks: [{name: w, schedulingGates: [\"\"]}]}\n",
+       "jobs[0].tasks[0].schedulingGates[0]: expected a gate name"},
+      {"nodes: [{name: n, allocatable: {cpu: \"8\"}}]\njobs:\n- {name: j, tasks: [{name: w, schedulingGates: a}]}\n",
+       "jobs[0].tasks[0].schedulingGates: expected a list"},
+  };
+  for (const Case& c : kCases) {
+    INFO(c.text);
+    auto input = LoadSimInput(c.text, "bad.yaml");
+    REQUIRE_FALSE(input.ok());
+    CHECK_THAT(std::string(input.status().message()), Catch::Contains(c.want));
+  }
 }
 
 }  // namespace

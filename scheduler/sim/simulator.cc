@@ -85,6 +85,9 @@ struct JobState {
   double running_integral = 0;  // pod-ms
   Millis running_since = 0;
   std::set<std::string> pods;   // keys of the job's existing pods
+  // Scheduling gates taken off by ungate events: pods the job creates later come without them.
+  std::set<std::string, std::less<>> removed_gates;
+  bool all_gates_removed = false;
 };
 
 struct PodState {
@@ -142,6 +145,8 @@ class Simulation {
   void CompletePod(const std::string& pod_key);
   void DeletePod(const std::string& pod_key, bool emit_complete);
   void CreatePod(size_t job, const Pod& pod, Millis duration);
+  // Drops from `pod` the gates the job's ungate events removed; true when it had any of them.
+  static bool RemoveGates(const JobState& job, Pod& pod);
 
   // Brings a job's progress and running integral up to now_, before its running count changes.
   void SettleJob(JobState& job);
@@ -305,11 +310,19 @@ void Simulation::CreatePod(size_t job_index, const Pod& pod, Millis duration) {
   state.generation = generation;
   job.pods.insert(key);
   Pod copy = pod;
+  RemoveGates(job, copy);
   copy.meta.uid = StrCat(key, "#", generation);
   copy.node_name.clear();
   copy.phase = PodPhase::kPending;
   cache_.UpsertPod(std::move(copy));
   ++job.live_pods;
+}
+
+bool Simulation::RemoveGates(const JobState& job, Pod& pod) {
+  const size_t before = pod.scheduling_gates.size();
+  std::erase_if(pod.scheduling_gates,
+                [&](const std::string& g) { return job.all_gates_removed || job.removed_gates.count(g) != 0; });
+  return pod.scheduling_gates.size() != before;
 }
 
 Millis PodDuration(const Pod& pod) {
@@ -565,6 +578,37 @@ void Simulation::ApplyScenarioEvent(const SimEvent& event) {
       }
       cache_.UpsertPodGroup(std::move(group));
       Reschedule(job_index);
+      return;
+    }
+    case SimEvent::Kind::kUngate: {
+      auto it = job_index_.find(event.target);
+      if (it == job_index_.end()) return;
+      JobState& job = jobs_[it->second];
+      if (event.gate.empty()) {
+        job.all_gates_removed = true;
+      } else {
+        job.removed_gates.insert(event.gate);
+      }
+      // The pods are updated, as the owner's PATCH would update them on a cluster.
+      int ungated = 0;
+      for (const std::string& key : job.pods) {
+        const Pod* current = cache_.FindPod(key);
+        if (current == nullptr) continue;
+        Pod pod = *current;
+        if (!RemoveGates(job, pod)) continue;
+        cache_.UpsertPod(std::move(pod));
+        ++ungated;
+      }
+      BeginEvent("ungate");
+      writer_.Key("job");
+      WriteString(writer_, job.key);
+      if (!event.gate.empty()) {
+        writer_.Key("gate");
+        WriteString(writer_, event.gate);
+      }
+      writer_.Key("pods");
+      writer_.Int(ungated);
+      EndEvent();
       return;
     }
   }

@@ -330,5 +330,47 @@ jobs:
   CHECK(g_bound == 630);
 }
 
+TEST_CASE("a gated job waits until ungate events remove its gates; pods created later come without them") {
+  SimRun run = MustRun(R"(
+nodes:
+- name: n
+  allocatable: {cpu: "8"}
+jobs:
+- name: g
+  minAvailable: 2
+  duration: 10m
+  tasks: [{name: w, replicas: 2, resources: {cpu: "1"}, schedulingGates: [example.com/quota, example.com/data]}]
+- name: free
+  duration: 10m
+  tasks: [{name: w, replicas: 1, resources: {cpu: "1"}}]
+events:
+- at: 2m
+  ungate: {job: g, gate: example.com/quota}
+- at: 5m
+  ungate: {job: g}
+- at: 6m
+  scale: {job: g, replicas: {w: 3}}
+)", DefaultSchedulerConfigYaml(), 8 * 60'000);
+  std::vector<Event> events = ParseEvents(run.events_jsonl);
+  std::vector<Event> ungates = OfType(events, "ungate");
+  REQUIRE(ungates.size() == 2);
+  CHECK(ungates[0].t == 120);
+  CHECK(ungates[0].job == "default/g");
+  CHECK(ungates[1].t == 300);
+  std::map<std::string, double> bound;
+  for (const Event& e : OfType(events, "bind")) bound.emplace(e.pod, e.t);
+  CHECK(bound.at("default/free-w-0") == 0);
+  // One gate left after 2m still holds both pods; the second ungate lets the gang start at once.
+  CHECK(bound.at("default/g-w-0") == 300);
+  CHECK(bound.at("default/g-w-1") == 300);
+  // Scaled up after its gates were removed: the new pod has none and binds as an elastic worker.
+  REQUIRE(bound.count("default/g-w-2") == 1);
+  CHECK(bound.at("default/g-w-2") >= 360);
+  std::vector<Event> starts = OfType(events, "job-start");
+  REQUIRE(starts.size() == 2);
+  CHECK(starts[1].job == "default/g");
+  CHECK(starts[1].t == 300);
+}
+
 }  // namespace
 }  // namespace lahar

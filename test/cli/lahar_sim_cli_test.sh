@@ -55,6 +55,34 @@ scenario duplicate.yaml 'nodes:
 scenario unknown-key.yaml 'nodes:
 - name: n
   alocatable: {cpu: "4"}'
+scenario gated.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: j
+  duration: 1m
+  tasks: [{name: w, replicas: 1, resources: {cpu: "1"}, schedulingGates: [example.com/quota]}]
+events:
+- at: 1m
+  ungate: {job: j}'
+scenario ungate-unknown-job.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: j
+  tasks: [{name: w, replicas: 1, resources: {cpu: "1"}, schedulingGates: [example.com/quota]}]
+events:
+- at: 1m
+  ungate: {job: k}'
+scenario ungate-unknown-gate.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: j
+  tasks: [{name: w, replicas: 1, resources: {cpu: "1"}, schedulingGates: [example.com/quota]}]
+events:
+- at: 1m
+  ungate: {job: j, gate: example.com/qouta}'
 printf 'actions: "enqueue, alocate"\ntiers: []\n' >"$work/bad-action.conf"
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: gangg\n' >"$work/bad-plugin.conf"
 printf 'actions: "allocate"\ntiers:\n- plugins:\n  - name: elastic\n    arguments:\n      elastic.cooldown: soon\n' >"$work/bad-arg.conf"
@@ -76,6 +104,18 @@ expect binary-garbage 1 "binary.yaml" -- run "$work/binary.yaml"
 expect bad-flag 2 "unknown flag --frobnicate" -- run "$work/good.yaml" --frobnicate
 expect bad-until 2 "--until: invalid duration" -- run "$work/good.yaml" --until tomorrow
 expect compare-one-config 2 "compare needs at least two --config" -- compare "$work/good.yaml" --config "$work/bad-arg.conf"
+expect ungate-unknown-job 1 "ungate-unknown-job.yaml: line 8: events\[0\]: ungate of unknown job \"k\"" -- run "$work/ungate-unknown-job.yaml"
+expect ungate-unknown-gate 1 "line 9: events\[0\]\.ungate\.gate: job default/j has no scheduling gate \"example.com/qouta\"" -- run "$work/ungate-unknown-gate.yaml"
+
+# A gated job binds only once its ungate event (at 60s) has removed the gate.
+if "$sim" run "$work/gated.yaml" --out "$work/gated-out" >/dev/null 2>&1 &&
+   grep -q '"type":"ungate","job":"default/j","pods":1' "$work/gated-out/events.jsonl" &&
+   grep -q '{"t":60.0,"type":"bind","pod":"default/j-w-0"' "$work/gated-out/events.jsonl"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL gated job binds at its ungate event: $(cat "$work/gated-out/events.jsonl" 2>&1)"
+  failed=$((failed + 1))
+fi
 
 # A good run writes the three outputs.
 if "$sim" run "$work/good.yaml" --out "$work/out-dir" >/dev/null 2>&1 &&

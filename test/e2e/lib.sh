@@ -225,16 +225,17 @@ nodes_ready() { # PREFIX N
 }
 
 # pod_json NAME [cpu=Q] [memory=Q] [gpu=N] [group=PODGROUP] [scheduler=lahar] [node=NODE]
-#   [on=NODE] [label=KEY:VALUE] [priorityclass=NAME]: one pod as JSON (limits = requests,
-#   terminationGracePeriodSeconds 0); node= binds it already (spec.nodeName), on= asks for that
-#   node (nodeSelector kubernetes.io/hostname).
+#   [on=NODE] [label=KEY:VALUE] [priorityclass=NAME] [gates=NAME,NAME...]: one pod as JSON
+#   (limits = requests, terminationGracePeriodSeconds 0); node= binds it already (spec.nodeName),
+#   on= asks for that node (nodeSelector kubernetes.io/hostname), gates= sets
+#   spec.schedulingGates.
 pod_json() {
-  local name="$1" cpu="" memory="" gpu="" group="" scheduler=lahar node="" on="" label="" priorityclass=""
-  local kv res="" ann="" bind="" labels=""
+  local name="$1" cpu="" memory="" gpu="" group="" scheduler=lahar node="" on="" label="" priorityclass="" gates=""
+  local kv res="" ann="" bind="" labels="" gate
   shift
   for kv in "$@"; do
     case "$kv" in
-      cpu=* | memory=* | gpu=* | group=* | scheduler=* | node=* | on=* | label=* | priorityclass=*) local "${kv%%=*}=${kv#*=}" ;;
+      cpu=* | memory=* | gpu=* | group=* | scheduler=* | node=* | on=* | label=* | priorityclass=* | gates=*) local "${kv%%=*}=${kv#*=}" ;;
       *) fail "pod_json: unknown argument $kv" ;;
     esac
   done
@@ -246,6 +247,11 @@ pod_json() {
   [ -n "$node" ] && bind="\"nodeName\":\"$node\","
   [ -n "$on" ] && bind="$bind\"nodeSelector\":{\"kubernetes.io/hostname\":\"$on\"},"
   [ -n "$priorityclass" ] && bind="$bind\"priorityClassName\":\"$priorityclass\","
+  if [ -n "$gates" ]; then
+    bind="$bind\"schedulingGates\":["
+    for gate in ${gates//,/ }; do bind="$bind{\"name\":\"$gate\"},"; done
+    bind="${bind%,}],"
+  fi
   [ -n "$label" ] && labels="\"${label%%:*}\":\"${label#*:}\""
   printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"%s","labels":{%s},"annotations":{%s}},"spec":{"schedulerName":"%s",%s"terminationGracePeriodSeconds":0,"containers":[{"name":"main","image":"lahar.sh/e2e:1","resources":{"requests":%s,"limits":%s}}]}}\n' \
     "$name" "$NS" "$labels" "$ann" "$scheduler" "$bind" "$res" "$res"

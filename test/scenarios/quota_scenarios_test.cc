@@ -14,13 +14,11 @@ namespace {
 
 using Outcome = testing::ScenarioOutcome;
 
-Outcome Run(const std::string& file, Millis until) {
-  return testing::RunScenario(testing::ScenarioText("quotas/" + file), DefaultSchedulerConfigYaml(), until);
-}
+Outcome Run(const std::string& file, Millis until) { return testing::RunScenario("quotas/" + file, until); }
 
 std::set<std::string> VictimJobs(const Outcome& o) {
   std::set<std::string> jobs;
-  for (const auto& e : o.evictions) jobs.insert(e.at("job"));
+  for (const auto& e : o.evictions) jobs.insert(e.job);
   return jobs;
 }
 
@@ -29,11 +27,11 @@ TEST_CASE("a rigid borrower gives back whole gangs, exactly the reclaiming queue
   Outcome o = Run("rigid_borrower_reclaimed.yaml", 2 * 3600 * 1000);
   REQUIRE(o.evictions.size() == 4);  // two gangs of two pods: 16 GPUs, no more
   for (const auto& e : o.evictions) {
-    CHECK(e.at("reason") == "reclaimed-for default/b1");
-    CHECK(e.at("job").rfind("default/a", 0) == 0);
+    CHECK(e.reason == "reclaimed-for default/b1");
+    CHECK(e.job.rfind("default/a", 0) == 0);
   }
   std::map<std::string, int> per_job;
-  for (const auto& e : o.evictions) ++per_job[e.at("job")];
+  for (const auto& e : o.evictions) ++per_job[e.job];
   for (const auto& [job, pods] : per_job) CHECK(pods == 2);  // taken whole
   REQUIRE(o.start.count("default/b1") == 1);
   CHECK(o.start["default/b1"] <= 61);
@@ -58,8 +56,8 @@ TEST_CASE("elastic workers go before any rigid job, and never below their job's 
   Outcome o = Run("elastic_workers_first.yaml", 2 * 3600 * 1000);
   REQUIRE(!o.evictions.empty());
   for (const auto& e : o.evictions) {
-    CHECK(e.at("job") == "default/ae");
-    CHECK(e.at("pod") != "default/ae-w-0");  // the master stays
+    CHECK(e.job == "default/ae");
+    CHECK(e.pod != "default/ae-w-0");  // the master stays
   }
   CHECK(o.evictions.size() == 2);
   REQUIRE(o.start.count("default/b1") == 1);
@@ -69,7 +67,7 @@ TEST_CASE("elastic workers go before any rigid job, and never below their job's 
 TEST_CASE("a higher priority preempts exactly one whole job of its queue; equal priority never does") {
   Outcome o = Run("priority_preempts_one_job.yaml", 2 * 3600 * 1000);
   REQUIRE(o.evictions.size() == 2);
-  for (const auto& e : o.evictions) CHECK(e.at("reason") == "preempted-for default/high");
+  for (const auto& e : o.evictions) CHECK(e.reason == "preempted-for default/high");
   CHECK(VictimJobs(o).size() == 1);
   CHECK(VictimJobs(o).count("default/low4") == 1);  // the most recently started
   REQUIRE(o.start.count("default/high") == 1);
@@ -88,9 +86,9 @@ TEST_CASE("a queue tree: a sibling team and another department each take back ex
   Outcome o = Run("queue_tree.yaml", 2 * 3600 * 1000);
   int for_nlp = 0, for_product = 0;
   for (const auto& e : o.evictions) {
-    CHECK(e.at("job").rfind("default/v", 0) == 0);  // only vision borrowed
-    if (e.at("reason") == "reclaimed-for default/n1") ++for_nlp;
-    if (e.at("reason") == "reclaimed-for default/p1") ++for_product;
+    CHECK(e.job.rfind("default/v", 0) == 0);  // only vision borrowed
+    if (e.reason == "reclaimed-for default/n1") ++for_nlp;
+    if (e.reason == "reclaimed-for default/p1") ++for_product;
   }
   CHECK(for_nlp == 2);
   CHECK(for_product == 4);

@@ -1,67 +1,38 @@
-// Runs a scenario of test/scenarios through lahar-sim's simulation and collects what the tests
-// assert on: evictions, job starts, and the events.jsonl text itself.
+// Runs a lahar-sim scenario of test/scenarios through the simulation with the default
+// configuration and reads its events.jsonl back, for tests that assert who was bound or evicted
+// and when.
 #ifndef LAHAR_TEST_SCENARIOS_SCENARIO_RUN_H_
 #define LAHAR_TEST_SCENARIOS_SCENARIO_RUN_H_
 
-#include <catch2/catch.hpp>
-
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "rapidjson/document.h"
-#include "scheduler/builtins.h"
-#include "scheduler/framework/config.h"
-#include "scheduler/sim/simulator.h"
-#include "test/testing/cluster_builder.h"
+#include "api/duration.h"
 
 namespace lahar::testing {
 
-struct ScenarioOutcome {
-  std::vector<std::map<std::string, std::string>> evictions;  // pod, job, reason
-  std::map<std::string, double> start;                        // job -> first job-start
-  std::string events;
+struct ScenarioEviction {
+  double t = 0;
+  std::string pod, job, reason;
 };
 
-// The text of test/scenarios/<path>.
-inline std::string ScenarioText(const std::string& path) {
-  std::ifstream in(std::string(LAHAR_SCENARIO_DIR) + "/" + path);
-  INFO("scenario " << path);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+struct ScenarioOutcome {
+  std::vector<ScenarioEviction> evictions;            // in time order
+  std::map<std::string, double> start;                // job -> its first job-start
+  std::map<std::string, std::vector<double>> binds;   // job -> the times of its binds
+  std::map<std::string, std::vector<double>> ungates; // job -> the times of its ungate events
+  std::string events;                                 // events.jsonl as written
+};
 
-// Simulates `scenario_text` under `config_yaml` until `until`.
-inline ScenarioOutcome RunScenario(const std::string& scenario_text, std::string_view config_yaml, Millis until) {
-  auto input = LoadSimInput(scenario_text, "scenario");
-  if (!input.ok()) FAIL(std::string(input.status().message()));
-  SimOptions options;
-  options.until = until;
-  auto run = RunSimulation(*input, MustParseConfig(config_yaml), BuiltinRegistry(), options);
-  if (!run.ok()) FAIL(std::string(run.status().message()));
-  ScenarioOutcome out;
-  out.events = run->events_jsonl;
-  std::istringstream lines(run->events_jsonl);
-  std::string line;
-  while (std::getline(lines, line)) {
-    rapidjson::Document doc;
-    doc.Parse(line.c_str());
-    const std::string type = doc["type"].GetString();
-    if (type == "evict") {
-      out.evictions.push_back({{"pod", doc["pod"].GetString()},
-                               {"job", doc["job"].GetString()},
-                               {"reason", doc["reason"].GetString()}});
-    } else if (type == "job-start" && out.start.count(doc["job"].GetString()) == 0) {
-      out.start[doc["job"].GetString()] = doc["t"].GetDouble();
-    }
-  }
-  return out;
-}
+// `file` is relative to test/scenarios ("quotas/queue_tree.yaml"); the run stops at `until`.
+// Fails the test on a file or simulation error.
+ScenarioOutcome RunScenario(const std::string& file, Millis until);
+// The same for a scenario's text under a configuration of the test's.
+ScenarioOutcome RunScenarioText(const std::string& scenario_text, std::string_view config_yaml, Millis until);
+// The text of test/scenarios/<file>.
+std::string ScenarioText(const std::string& file);
 
 }  // namespace lahar::testing
 

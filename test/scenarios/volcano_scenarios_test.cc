@@ -3,9 +3,12 @@
 // differs only in what the plugin decides.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "api/strings.h"
+#include "scheduler/framework/config.h"
 #include "test/scenarios/scenario_run.h"
 
 namespace lahar {
@@ -33,7 +36,7 @@ std::string Replaced(std::string text, const std::string& from, const std::strin
 TEST_CASE("overcommit under Volcano's Helm configuration admits up to the factor and no further") {
   const std::string scenario = testing::ScenarioText("volcano/overcommit.yaml");
   const std::string helm = HelmConfig();
-  testing::ScenarioOutcome volcano = testing::RunScenario(scenario, helm, 3 * kHours);
+  testing::ScenarioOutcome volcano = testing::RunScenarioText(scenario, helm, 3 * kHours);
   // big runs; medium is admitted (12 of 10 x 1.2) and waits; small (14) is not admitted though
   // two GPUs are free: both start when big ends, after an hour.
   REQUIRE(volcano.start.count("default/big") == 1);
@@ -45,19 +48,19 @@ TEST_CASE("overcommit under Volcano's Helm configuration admits up to the factor
   // A factor of 1.4 (14) admits small too, which starts at once on the two free GPUs.
   const std::string wider = Replaced(helm, "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.4\n");
   REQUIRE(wider != helm);
-  testing::ScenarioOutcome loose = testing::RunScenario(scenario, wider, 3 * kHours);
+  testing::ScenarioOutcome loose = testing::RunScenarioText(scenario, wider, 3 * kHours);
   CHECK(loose.start["default/small"] < 60);
 
   // Without overcommit, enqueue admits what is free now: small at once, medium after big.
   const std::string without = Replaced(helm, "  - name: overcommit\n", "");
-  testing::ScenarioOutcome plain = testing::RunScenario(scenario, without, 3 * kHours);
+  testing::ScenarioOutcome plain = testing::RunScenarioText(scenario, without, 3 * kHours);
   CHECK(plain.start["default/small"] < 60);
   CHECK(plain.start["default/medium"] >= 3600);
 }
 
 TEST_CASE("conformance protects kube-system and system-cluster-critical pods from every evicting action") {
   const std::string scenario = testing::ScenarioText("volcano/conformance.yaml");
-  testing::ScenarioOutcome protected_run = testing::RunScenario(scenario, DefaultSchedulerConfigYaml(), 2 * kHours);
+  testing::ScenarioOutcome protected_run = testing::RunScenarioText(scenario, DefaultSchedulerConfigYaml(), 2 * kHours);
   REQUIRE(protected_run.start.count("kube-system/sys") == 1);
   REQUIRE(protected_run.start.count("default/crit") == 1);
   CHECK(protected_run.evictions.empty());
@@ -68,14 +71,14 @@ TEST_CASE("conformance protects kube-system and system-cluster-critical pods fro
   // the elastic worker first (urgent), then the gang for b1.
   const std::string ordinary =
       Replaced(Replaced(scenario, "namespace: kube-system", "namespace: default"), "system-cluster-critical", "low");
-  testing::ScenarioOutcome control = testing::RunScenario(ordinary, DefaultSchedulerConfigYaml(), 2 * kHours);
+  testing::ScenarioOutcome control = testing::RunScenarioText(ordinary, DefaultSchedulerConfigYaml(), 2 * kHours);
   CHECK_FALSE(control.evictions.empty());
   CHECK(control.start.count("default/urgent") == 1);
   CHECK(control.start.count("default/b1") == 1);
 
   // Without conformance in the configuration, its protection is gone.
   const std::string no_conformance = Replaced(std::string(DefaultSchedulerConfigYaml()), "  - name: conformance\n", "");
-  testing::ScenarioOutcome unprotected = testing::RunScenario(scenario, no_conformance, 2 * kHours);
+  testing::ScenarioOutcome unprotected = testing::RunScenarioText(scenario, no_conformance, 2 * kHours);
   CHECK_FALSE(unprotected.evictions.empty());
 }
 

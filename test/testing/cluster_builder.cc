@@ -132,6 +132,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
       pod.limits = t.limits.empty() ? pod.requests : Res(t.limits);
       pod.node_selector = StringMap(t.node_selector.begin(), t.node_selector.end());
       pod.tolerations = t.tolerations;
+      pod.scheduling_gates = t.scheduling_gates;
       cache_.UpsertPod(std::move(pod));
     }
   }
@@ -152,6 +153,16 @@ ClusterBuilder& ClusterBuilder::Running(const std::string& pod_name, const std::
 ClusterBuilder& ClusterBuilder::RunningRange(const std::string& job, const std::string& role, int first,
                                              int last, const std::string& node, std::string ns) {
   for (int i = first; i <= last; ++i) Running(StrCat(job, "-", role, "-", i), node, ns);
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::SchedulingGates(const std::string& pod_name, std::vector<std::string> gates,
+                                                std::string ns) {
+  const Pod* existing = cache_.FindPod(StrCat(ns, "/", pod_name));
+  if (existing == nullptr) Fail("scheduling gates of unknown pod " + pod_name);
+  Pod pod = *existing;
+  pod.scheduling_gates = std::move(gates);
+  cache_.UpsertPod(std::move(pod));
   return *this;
 }
 

@@ -33,6 +33,7 @@ struct TaskSpec {
   std::string limits = "";     // default: the requests
   std::map<std::string, std::string, std::less<>> node_selector = {};
   std::vector<Toleration> tolerations = {};
+  std::vector<std::string> scheduling_gates = {};  // of every pod of the task
 };
 
 struct JobSpec {
@@ -69,6 +70,8 @@ class ClusterBuilder {
   // Marks pods <job>-<role>-<first..last> (inclusive) running on `node`.
   ClusterBuilder& RunningRange(const std::string& job, const std::string& role, int first, int last,
                                const std::string& node, std::string ns = "default");
+  // Sets the scheduling gates of pod <ns>/<pod>, as an update of the pod would ({}: ungated).
+  ClusterBuilder& SchedulingGates(const std::string& pod, std::vector<std::string> gates, std::string ns = "default");
   // A pod of another scheduler occupying `requests` on `node`.
   ClusterBuilder& ForeignPod(const std::string& name, const std::string& node, std::string_view requests);
   ClusterBuilder& LastScaled(const std::string& job, Millis when, std::string ns = "default");
