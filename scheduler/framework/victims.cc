@@ -75,7 +75,8 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
   std::map<JobId, std::vector<TaskId>> worker_lists;
   std::vector<Entry> whole;
   for (const JobInfo& job : session.cluster().jobs) {
-    if (job.id == starving.id || !job.preemptable || !ElasticEligible(session, job) || !MinPlaced(session, job)) {
+    // MinPlaced first: it is a count for most jobs, and most of a backlog has nothing placed.
+    if (job.id == starving.id || !job.preemptable || !MinPlaced(session, job) || !ElasticEligible(session, job)) {
       continue;
     }
     const VictimKind kind = policy.kind(job);
