@@ -13,6 +13,7 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "scheduler/framework/cycle.h"
+#include "scheduler/sim/summary.h"
 
 namespace lahar {
 
@@ -47,22 +48,6 @@ void WriteResources(JsonWriter& w, const Resources& r) {
 }
 
 double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
-
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  // Nearest rank: the smallest value with at least p of the values at or below it.
-  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
-  rank = std::clamp<size_t>(rank, 1, values.size());
-  return values[rank - 1];
-}
-
-double Mean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double sum = 0;
-  for (double v : values) sum += v;
-  return sum / static_cast<double>(values.size());
-}
 
 struct JobState {
   const SimJob* spec = nullptr;
@@ -164,7 +149,8 @@ class Simulation {
   // requests in canonical units.
   void PodEvent(std::string_view type, std::string_view pod, const JobState& job, const PodState& state,
                 std::string_view reason = {});
-  std::string BuildSummary(SimFigures& figures);
+  // What the run recorded, for summary.json (summary.h).
+  RunRecord Record() const;
 
   const SimInput& input_;
   const SchedulerConfig& config_;
@@ -189,9 +175,7 @@ class Simulation {
   Millis integrated_until_ = 0;
   int64_t sessions_ = 0, binds_ = 0, evictions_ = 0;
   std::vector<double> session_micros_;
-  struct ShareSample {
-    double t, allocated, deserved;
-  };
+  std::map<std::string, std::vector<double>> action_micros_;  // action -> per session
   std::map<std::string, std::vector<ShareSample>> queue_shares_;
   Millis elastic_cooldown_ = -1;  // -1: no elastic plugin configured
 
@@ -652,6 +636,7 @@ absl::Status Simulation::RunSession() {
   ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_), config_, registry_));
   ++sessions_;
   session_micros_.push_back(static_cast<double>(result.duration_micros));
+  for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
   bool changed = false;
   for (const auto& u : result.job_updates) {
     const PodGroup* group = cache_.FindPodGroup(u.job);
@@ -788,167 +773,40 @@ absl::StatusOr<SimRun> Simulation::Run() {
   SimRun run;
   run.label = options_.config_label;
   run.events_jsonl = std::move(events_);
-  run.summary_json = BuildSummary(run.figures);
+  run.summary_json = BuildSummaryJson(Record(), run.figures);
   return run;
 }
 
-std::string Simulation::BuildSummary(SimFigures& f) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  f.jobs = static_cast<int>(jobs_.size());
-  std::vector<double> jcts, waits;
-  Millis makespan = 0;
-  std::map<std::string, std::vector<double>> queue_waits;
+RunRecord Simulation::Record() const {
+  RunRecord record;
+  record.scenario = input_.name;
+  record.config_label = options_.config_label;
+  record.end = now_;
+  record.jobs.reserve(jobs_.size());
   for (const JobState& job : jobs_) {
-    if (job.completed) {
-      ++f.completed_jobs;
-      jcts.push_back(Seconds(job.end - job.submit));
-      makespan = std::max(makespan, job.end);
-    }
-    if (job.started && job.submitted) {
-      ++f.started_jobs;
-      waits.push_back(Seconds(job.start - job.submit));
-      queue_waits[job.queue].push_back(Seconds(job.start - job.submit));
-    }
+    JobRecord& r = record.jobs.emplace_back();
+    r.key = job.key;
+    r.queue = job.queue;
+    r.submitted = job.submitted;
+    r.started = job.started;
+    r.completed = job.completed;
+    r.submit = job.submit;
+    r.start = job.start;
+    r.end = job.end;
+    r.min = job.min;
+    for (const auto& [task, count] : job.replicas) r.max += count;
+    r.evictions = job.evictions;
+    r.running_integral = job.running_integral;
   }
-  if (f.completed_jobs < f.jobs) makespan = now_;
-  f.makespan = Seconds(makespan);
-  f.end_time = Seconds(now_);
-  f.jct_mean = Mean(jcts);
-  f.jct_p50 = Percentile(jcts, 0.5);
-  f.jct_p95 = Percentile(jcts, 0.95);
-  f.wait_mean = Mean(waits);
-  f.wait_p50 = Percentile(waits, 0.5);
-  f.wait_p95 = Percentile(waits, 0.95);
-  for (size_t i = 0; i < allocatable_integral_.size(); ++i) {
-    if (allocatable_integral_[i] <= 0 || i == kPods) continue;
-    f.utilization.emplace_back(ResourceName(static_cast<ResourceId>(i)), used_integral_[i] / allocatable_integral_[i]);
-  }
-  std::sort(f.utilization.begin(), f.utilization.end());
-  f.evictions = evictions_;
-  f.sessions = sessions_;
-  f.binds = binds_;
-  f.session_p50_micros = Percentile(session_micros_, 0.5);
-  f.session_p99_micros = Percentile(session_micros_, 0.99);
-
-  auto nullable = [&](bool present, double value) {
-    if (present) {
-      w.Double(value);
-    } else {
-      w.Null();
-    }
-  };
-  auto stats = [&](const char* key, double mean, double p50, double p95) {
-    w.Key(key);
-    w.StartObject();
-    w.Key("mean");
-    w.Double(mean);
-    w.Key("p50");
-    w.Double(p50);
-    w.Key("p95");
-    w.Double(p95);
-    w.EndObject();
-  };
-  w.StartObject();
-  w.Key("scenario");
-  WriteString(w, input_.name);
-  w.Key("config");
-  WriteString(w, options_.config_label);
-  w.Key("cluster");
-  w.StartObject();
-  w.Key("makespan");
-  w.Double(f.makespan);
-  w.Key("jobs");
-  w.Int(f.jobs);
-  w.Key("completedJobs");
-  w.Int(f.completed_jobs);
-  stats("jct", f.jct_mean, f.jct_p50, f.jct_p95);
-  stats("wait", f.wait_mean, f.wait_p50, f.wait_p95);
-  w.Key("utilization");
-  w.StartObject();
-  for (const auto& [name, value] : f.utilization) {
-    WriteString(w, name);
-    w.Double(value);
-  }
-  w.EndObject();
-  w.Key("evictions");
-  w.Int64(f.evictions);
-  w.Key("binds");
-  w.Int64(f.binds);
-  w.Key("sessions");
-  w.Int64(f.sessions);
-  w.Key("sessionMicros");
-  w.StartObject();
-  w.Key("p50");
-  w.Double(f.session_p50_micros);
-  w.Key("p99");
-  w.Double(f.session_p99_micros);
-  w.EndObject();
-  w.EndObject();
-
-  w.Key("jobs");
-  w.StartArray();
-  for (const JobState& job : jobs_) {
-    w.StartObject();
-    w.Key("job");
-    WriteString(w, job.key);
-    w.Key("queue");
-    WriteString(w, job.queue);
-    w.Key("submit");
-    w.Double(Seconds(job.submit));
-    w.Key("start");
-    nullable(job.started, Seconds(job.start));
-    w.Key("end");
-    nullable(job.completed, Seconds(job.end));
-    w.Key("jct");
-    nullable(job.completed, Seconds(job.end - job.submit));
-    w.Key("wait");
-    nullable(job.started, Seconds(job.start - job.submit));
-    w.Key("min");
-    w.Int(job.min);
-    w.Key("max");
-    int32_t max = 0;
-    for (const auto& [task, count] : job.replicas) max += count;
-    w.Int(max);
-    w.Key("evictions");
-    w.Int64(job.evictions);
-    w.Key("avgRunning");
-    Millis span = (job.completed ? job.end : now_) - job.start;
-    w.Double(job.started && span > 0 ? job.running_integral / static_cast<double>(span) : 0.0);
-    w.EndObject();
-  }
-  w.EndArray();
-
-  w.Key("queues");
-  w.StartArray();
-  std::set<std::string> queue_names;
-  for (const JobState& job : jobs_) queue_names.insert(job.queue);
-  for (const auto& [name, series] : queue_shares_) queue_names.insert(name);
-  for (const std::string& name : queue_names) {
-    w.StartObject();
-    w.Key("queue");
-    WriteString(w, name);
-    w.Key("averageWait");
-    auto waits_it = queue_waits.find(name);
-    nullable(waits_it != queue_waits.end(), waits_it != queue_waits.end() ? Mean(waits_it->second) : 0);
-    w.Key("share");
-    w.StartArray();
-    auto series = queue_shares_.find(name);
-    if (series != queue_shares_.end()) {
-      for (const ShareSample& s : series->second) {
-        w.StartArray();
-        w.Double(s.t);
-        w.Double(s.allocated);
-        w.Double(s.deserved);
-        w.EndArray();
-      }
-    }
-    w.EndArray();
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+  record.queue_shares = queue_shares_;
+  record.used_integral = used_integral_;
+  record.allocatable_integral = allocatable_integral_;
+  record.sessions = sessions_;
+  record.binds = binds_;
+  record.evictions = evictions_;
+  record.session_micros = session_micros_;
+  record.action_micros = action_micros_;
+  return record;
 }
 
 }  // namespace

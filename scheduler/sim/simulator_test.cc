@@ -1,4 +1,5 @@
 #include "scheduler/sim/simulator.h"
+#include "scheduler/sim/summary_table.h"
 
 #include <catch2/catch.hpp>
 #include <map>
@@ -133,6 +134,30 @@ TEST_CASE("summary figures: JCT, wait and utilization") {
   REQUIRE(summary.IsObject());
   CHECK(summary["jobs"].Size() == 2);
   CHECK(summary["cluster"]["jct"]["p95"].GetDouble() == Approx(840));
+  // Every action of the configuration has its wall time per session.
+  const auto& actions = summary["cluster"]["actionMicros"];
+  REQUIRE(actions.IsObject());
+  for (const char* action : {"enqueue", "allocate", "preempt-elastic-workers", "reclaim", "preempt", "elastic-scale", "backfill"}) {
+    INFO(action);
+    REQUIRE(actions.HasMember(action));
+    CHECK(actions[action]["total"].GetDouble() >= actions[action]["p99"].GetDouble());
+  }
+}
+
+TEST_CASE("the summary table prints - for JCT and wait when no job completed or started") {
+  SimRun none = MustRun(kTwoJobs);
+  none.figures.completed_jobs = 0;
+  none.figures.started_jobs = 0;
+  const std::string table = FormatSummaryTable("two", {none});
+  CHECK_THAT(table, Catch::Contains("mean JCT") && !Catch::Contains("0.0s"));
+  CHECK(table.find("mean wait") != std::string::npos);
+  for (const char* row : {"mean JCT", "p95 JCT", "mean wait", "p95 wait"}) {
+    const size_t at = table.find(row);
+    REQUIRE(at != std::string::npos);
+    const std::string line = table.substr(at, table.find('\n', at) - at);
+    INFO(line);
+    CHECK(line.back() == '-');
+  }
 }
 
 TEST_CASE("--until stops the simulation at that time") {
@@ -140,6 +165,14 @@ TEST_CASE("--until stops the simulation at that time") {
   std::vector<Event> events = ParseEvents(run.events_jsonl);
   CHECK(OfType(events, "job-complete").empty());
   for (const Event& e : events) CHECK(e.t <= 120);
+  // Until 30 s only job a (submitted at 0) exists; b (60 s) is counted, not listed.
+  SimRun early = MustRun(kTwoJobs, DefaultSchedulerConfigYaml(), 30'000);
+  rapidjson::Document summary;
+  summary.Parse(early.summary_json.c_str());
+  REQUIRE(summary.IsObject());
+  CHECK(summary["cluster"]["jobs"].GetInt() == 2);
+  REQUIRE(summary["jobs"].Size() == 1);
+  CHECK(std::string(summary["jobs"][0]["job"].GetString()) == "default/a");
 }
 
 TEST_CASE("linear scaling: a job with twice its min runs twice as fast") {

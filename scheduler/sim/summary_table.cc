@@ -32,10 +32,11 @@ std::string FormatSummaryTable(std::string_view scenario, const std::vector<SimR
   };
   row("jobs completed", [](const SimFigures& f) { return StrCat(f.completed_jobs, "/", f.jobs); });
   row("makespan", [](const SimFigures& f) { return HumanSeconds(f.makespan); });
-  row("mean JCT", [](const SimFigures& f) { return HumanSeconds(f.jct_mean); });
-  row("p95 JCT", [](const SimFigures& f) { return HumanSeconds(f.jct_p95); });
-  row("mean wait", [](const SimFigures& f) { return HumanSeconds(f.wait_mean); });
-  row("p95 wait", [](const SimFigures& f) { return HumanSeconds(f.wait_p95); });
+  // No completed (started) job: no JCT (wait) to speak of, rather than a misleading 0.0s.
+  row("mean JCT", [](const SimFigures& f) { return f.completed_jobs > 0 ? HumanSeconds(f.jct_mean) : "-"; });
+  row("p95 JCT", [](const SimFigures& f) { return f.completed_jobs > 0 ? HumanSeconds(f.jct_p95) : "-"; });
+  row("mean wait", [](const SimFigures& f) { return f.started_jobs > 0 ? HumanSeconds(f.wait_mean) : "-"; });
+  row("p95 wait", [](const SimFigures& f) { return f.started_jobs > 0 ? HumanSeconds(f.wait_p95) : "-"; });
   for (const std::string& r : resources) {
     row(StrCat(r, " utilization"), [&](const SimFigures& f) { return StrFormat("%.1f%%", 100 * f.Utilization(r)); });
   }

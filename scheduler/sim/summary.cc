@@ -1,0 +1,216 @@
+#include "scheduler/sim/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace lahar {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  // Nearest rank: the smallest value with at least p of the values at or below it.
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(values.size())));
+  rank = std::clamp<size_t>(rank, 1, values.size());
+  return values[rank - 1];
+}
+
+double Mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  f.jobs = static_cast<int>(record.jobs.size());
+  std::vector<double> jcts, waits;
+  Millis makespan = 0;
+  std::map<std::string, std::vector<double>> queue_waits;
+  for (const JobRecord& job : record.jobs) {
+    if (job.completed) {
+      ++f.completed_jobs;
+      jcts.push_back(Seconds(job.end - job.submit));
+      makespan = std::max(makespan, job.end);
+    }
+    if (job.started && job.submitted) {
+      ++f.started_jobs;
+      waits.push_back(Seconds(job.start - job.submit));
+      queue_waits[job.queue].push_back(Seconds(job.start - job.submit));
+    }
+  }
+  if (f.completed_jobs < f.jobs) makespan = record.end;
+  f.makespan = Seconds(makespan);
+  f.end_time = Seconds(record.end);
+  f.jct_mean = Mean(jcts);
+  f.jct_p50 = Percentile(jcts, 0.5);
+  f.jct_p95 = Percentile(jcts, 0.95);
+  f.wait_mean = Mean(waits);
+  f.wait_p50 = Percentile(waits, 0.5);
+  f.wait_p95 = Percentile(waits, 0.95);
+  for (size_t i = 0; i < record.allocatable_integral.size(); ++i) {
+    if (record.allocatable_integral[i] <= 0 || i == kPods) continue;
+    f.utilization.emplace_back(ResourceName(static_cast<ResourceId>(i)), record.used_integral[i] / record.allocatable_integral[i]);
+  }
+  std::sort(f.utilization.begin(), f.utilization.end());
+  f.evictions = record.evictions;
+  f.sessions = record.sessions;
+  f.binds = record.binds;
+  f.session_p50_micros = Percentile(record.session_micros, 0.5);
+  f.session_p99_micros = Percentile(record.session_micros, 0.99);
+
+  auto nullable = [&](bool present, double value) {
+    if (present) {
+      w.Double(value);
+    } else {
+      w.Null();
+    }
+  };
+  auto stats = [&](const char* key, double mean, double p50, double p95) {
+    w.Key(key);
+    w.StartObject();
+    w.Key("mean");
+    w.Double(mean);
+    w.Key("p50");
+    w.Double(p50);
+    w.Key("p95");
+    w.Double(p95);
+    w.EndObject();
+  };
+  w.StartObject();
+  w.Key("scenario");
+  WriteString(w, record.scenario);
+  w.Key("config");
+  WriteString(w, record.config_label);
+  w.Key("cluster");
+  w.StartObject();
+  w.Key("makespan");
+  w.Double(f.makespan);
+  w.Key("jobs");
+  w.Int(f.jobs);
+  w.Key("completedJobs");
+  w.Int(f.completed_jobs);
+  stats("jct", f.jct_mean, f.jct_p50, f.jct_p95);
+  stats("wait", f.wait_mean, f.wait_p50, f.wait_p95);
+  w.Key("utilization");
+  w.StartObject();
+  for (const auto& [name, value] : f.utilization) {
+    WriteString(w, name);
+    w.Double(value);
+  }
+  w.EndObject();
+  w.Key("evictions");
+  w.Int64(f.evictions);
+  w.Key("binds");
+  w.Int64(f.binds);
+  w.Key("sessions");
+  w.Int64(f.sessions);
+  w.Key("sessionMicros");
+  w.StartObject();
+  w.Key("p50");
+  w.Double(f.session_p50_micros);
+  w.Key("p99");
+  w.Double(f.session_p99_micros);
+  w.EndObject();
+  // Wall time per action over the sessions it ran in, so users see which action costs what.
+  w.Key("actionMicros");
+  w.StartObject();
+  for (const auto& [action, micros] : record.action_micros) {
+    WriteString(w, action);
+    w.StartObject();
+    w.Key("p50");
+    w.Double(Percentile(micros, 0.5));
+    w.Key("p99");
+    w.Double(Percentile(micros, 0.99));
+    w.Key("total");
+    w.Double(std::accumulate(micros.begin(), micros.end(), 0.0));
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+
+  // Jobs not yet submitted when the run ended (a run --until part of a long trace) did not exist
+  // in it: they are counted in cluster.jobs but not listed, so the file stays small.
+  w.Key("jobs");
+  w.StartArray();
+  for (const JobRecord& job : record.jobs) {
+    if (!job.submitted) continue;
+    w.StartObject();
+    w.Key("job");
+    WriteString(w, job.key);
+    w.Key("queue");
+    WriteString(w, job.queue);
+    w.Key("submit");
+    w.Double(Seconds(job.submit));
+    w.Key("start");
+    nullable(job.started, Seconds(job.start));
+    w.Key("end");
+    nullable(job.completed, Seconds(job.end));
+    w.Key("jct");
+    nullable(job.completed, Seconds(job.end - job.submit));
+    w.Key("wait");
+    nullable(job.started, Seconds(job.start - job.submit));
+    w.Key("min");
+    w.Int(job.min);
+    w.Key("max");
+    w.Int(job.max);
+    w.Key("evictions");
+    w.Int64(job.evictions);
+    w.Key("avgRunning");
+    Millis span = (job.completed ? job.end : record.end) - job.start;
+    w.Double(job.started && span > 0 ? job.running_integral / static_cast<double>(span) : 0.0);
+    w.EndObject();
+  }
+  w.EndArray();
+
+  w.Key("queues");
+  w.StartArray();
+  std::set<std::string> queue_names;
+  for (const JobRecord& job : record.jobs) queue_names.insert(job.queue);
+  for (const auto& [name, series] : record.queue_shares) queue_names.insert(name);
+  for (const std::string& name : queue_names) {
+    w.StartObject();
+    w.Key("queue");
+    WriteString(w, name);
+    w.Key("averageWait");
+    auto waits_it = queue_waits.find(name);
+    nullable(waits_it != queue_waits.end(), waits_it != queue_waits.end() ? Mean(waits_it->second) : 0);
+    w.Key("share");
+    w.StartArray();
+    auto series = record.queue_shares.find(name);
+    if (series != record.queue_shares.end()) {
+      for (const ShareSample& s : series->second) {
+        w.StartArray();
+        w.Double(s.t);
+        w.Double(s.allocated);
+        w.Double(s.deserved);
+        w.EndArray();
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+}
+
+
+}  // namespace lahar

@@ -1,0 +1,50 @@
+// summary.json (spec 6.3) and the headline figures, from what a simulated run recorded.
+#ifndef LAHAR_SCHEDULER_SIM_SUMMARY_H_
+#define LAHAR_SCHEDULER_SIM_SUMMARY_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "scheduler/sim/simulator.h"
+
+namespace lahar {
+
+struct JobRecord {
+  std::string key;
+  std::string queue;
+  bool submitted = false, started = false, completed = false;
+  Millis submit = 0, start = -1, end = -1;
+  int32_t min = 1;
+  int32_t max = 0;
+  int64_t evictions = 0;
+  double running_integral = 0;  // pod-ms
+};
+
+struct ShareSample {
+  double t, allocated, deserved;
+};
+
+struct RunRecord {
+  std::string scenario;
+  std::string config_label;
+  Millis end = 0;  // simulated time the run covered
+  std::vector<JobRecord> jobs;
+  std::map<std::string, std::vector<ShareSample>> queue_shares;  // queue -> over time
+  std::vector<double> used_integral, allocatable_integral;        // per resource id
+  int64_t sessions = 0, binds = 0, evictions = 0;
+  std::vector<double> session_micros;                      // wall time per session
+  std::map<std::string, std::vector<double>> action_micros;  // action -> wall time per session
+};
+
+// Fills `figures` and returns summary.json's text.
+std::string BuildSummaryJson(const RunRecord& record, SimFigures& figures);
+
+// Nearest-rank percentile (0 for no values) and mean (0 for none).
+double Percentile(std::vector<double> values, double p);
+double Mean(const std::vector<double>& values);
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_SIM_SUMMARY_H_
