@@ -1,6 +1,7 @@
 #include "scheduler/sim/simulator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -742,7 +743,19 @@ absl::StatusOr<SimRun> Simulation::Run() {
   const Millis period = input_.schedule_period;
   const Millis until = options_.until;
   Millis next_session = 0;
+  const auto started = std::chrono::steady_clock::now();
+  auto last_report = started;
+  uint64_t steps = 0;
   while (true) {
+    // The clock is read every 256 steps only: a step is often a microsecond.
+    if (options_.progress && (++steps & 255) == 0) {
+      const auto wall = std::chrono::steady_clock::now();
+      if (wall - last_report >= std::chrono::seconds(1)) {
+        last_report = wall;
+        options_.progress({now_, until, jobs_done_, static_cast<int>(jobs_.size()),
+                           std::chrono::duration<double>(wall - started).count()});
+      }
+    }
     while (!timeline_.empty() && IsStale(timeline_.top())) timeline_.pop();
     Millis next_event = timeline_.empty() ? kInfinity : timeline_.top().time;
     if (next_event <= next_session) {

@@ -8,6 +8,7 @@
 #ifndef LAHAR_SCHEDULER_SIM_SIMULATOR_H_
 #define LAHAR_SCHEDULER_SIM_SIMULATOR_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,21 @@
 
 namespace lahar {
 
+// Where a run is, for a progress line.
+struct SimProgress {
+  Millis now = 0;          // simulated time reached
+  Millis until = -1;       // SimOptions::until
+  int jobs_done = 0;
+  int jobs = 0;
+  double wall_seconds = 0;  // since the run began
+};
+
 struct SimOptions {
   Millis until = -1;  // stop at this simulated time; -1: when nothing more can happen
   std::string config_label = "default";
+  // Called about once a second of wall time while the run goes on (never in tests' short runs);
+  // what it shows never feeds back into the simulation.
+  std::function<void(const SimProgress&)> progress;
 };
 
 // Headline figures, also in summary.json.
