@@ -11,6 +11,7 @@ happens to be installed).
 
 import contextlib
 import io
+import json
 import math
 import os
 import re
@@ -209,6 +210,10 @@ class PhillyTest(unittest.TestCase):
             doc = yaml.safe_load(text)
             self.assertEqual(len(doc["jobs"]), 7)
             self.assertEqual(doc["queues"][0]["name"], "11cb48")
+        # --format json: the same document, the header (attribution included) under description.
+        doc = json.loads(self.text("--elastic-fraction", "0.5", "--format", "json"))
+        self.assertIn("CC BY 4.0", "\n".join(doc.pop("description")))
+        self.assertEqual(doc, json.loads(json.dumps(self.build("--elastic-fraction", "0.5"))))
         with contextlib.redirect_stderr(io.StringIO()) as err:
             rc = philly.main(["--input", os.path.join(self.tmp.name, "missing.csv")])
         self.assertEqual(rc, 1)

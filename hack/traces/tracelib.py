@@ -265,6 +265,15 @@ def to_yaml(doc, header_lines=()):
     return "".join(out)
 
 
+def to_json(doc, header_lines=()):
+    """Returns `doc` as one line of JSON, the header lines first under "description": the same
+    scenario, which lahar-sim reads far faster than YAML (whole traces)."""
+    import json
+    out = {"description": list(header_lines)}
+    out.update(doc)
+    return json.dumps(out, separators=(",", ":"), allow_nan=False) + "\n"
+
+
 def write_output(text, path):
     """Writes text to path ('-' or None: stdout). Creates the parent directory if needed."""
     import sys
