@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "absl/cleanup/cleanup.h"
 #include "api/log.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
@@ -209,6 +210,7 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
 
 struct VictimOrderCache::Entries {
   std::map<std::pair<int64_t, int64_t>, VictimOrder> orders;
+  std::vector<int32_t> taken;  // PlanForStarvingJob's scratch, all -1 between plans
 };
 VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
@@ -369,11 +371,20 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   }
 
   // Per victim job: how many entries of its list are taken, by this plan or by plans committed
-  // since the order was built (those lead the list).
-  std::vector<int32_t> taken(session.cluster().jobs.size(), -1);  // -1: not looked at yet
+  // since the order was built (those lead the list); -1: not looked at yet. With a cache the
+  // vector is reused from plan to plan and only the entries this plan touched are reset, so a
+  // plan costs what it looks at, not the number of jobs.
+  std::vector<int32_t> own_taken;
+  std::vector<int32_t>& taken = cache != nullptr ? cache->entries().taken : own_taken;
+  if (taken.size() != session.cluster().jobs.size()) taken.assign(session.cluster().jobs.size(), -1);
+  std::vector<JobId> touched;
+  absl::Cleanup reset_taken = [&taken, &touched] {
+    for (JobId j : touched) taken[j] = -1;
+  };
   auto entries_taken = [&](JobId victim) -> int32_t& {
     int32_t& count = taken[victim];
     if (count < 0) {
+      touched.push_back(victim);
       count = 0;
       const VictimOrder& order = ensure_order();
       for (int32_t r : order.job_ranks[victim]) {
