@@ -196,7 +196,8 @@ absl::Status Main(const Flags& flags) {
     options.until = flags.until;
     options.config_label = label;
     SimProgress last;
-    if (terminal) options.progress = [&label, &last](const SimProgress& p) { PrintProgress(label, p, last); };
+    const std::string& name = label;  // clang before 16 cannot capture a structured binding
+    if (terminal) options.progress = [&name, &last](const SimProgress& p) { PrintProgress(name, p, last); };
     const auto started = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(SimRun run, RunSimulation(input, config, BuiltinRegistry(), options));
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
