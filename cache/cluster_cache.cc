@@ -64,12 +64,17 @@ ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) 
 
 void ClusterCache::UpsertNode(Node node) {
   std::string name = node.meta.name;
-  nodes_[name] = std::make_shared<const Node>(std::move(node));
+  auto [it, added] = nodes_.try_emplace(std::move(name));
+  it->second = std::make_shared<const Node>(std::move(node));
+  if (added) ++node_set_version_;
 }
 
 void ClusterCache::DeleteNode(std::string_view name) {
   auto it = nodes_.find(name);
-  if (it != nodes_.end()) nodes_.erase(it);
+  if (it != nodes_.end()) {
+    nodes_.erase(it);
+    ++node_set_version_;
+  }
 }
 
 int32_t ClusterCache::ConstraintClass(const Pod& pod) {
@@ -384,8 +389,15 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   }
   snap.jobs.reserve(job_count);
   snap.tasks.reserve(task_count);
-  for (const auto& [key, block] : blocks_) {
+  for (auto& [key, block] : blocks_) {
     if (!block.exists) continue;
+    if (block.node_set_version != node_set_version_) {
+      block.node_ids.resize(block.node_names.size());
+      for (size_t i = 0; i < block.node_names.size(); ++i) {
+        block.node_ids[i] = block.node_names[i] == nullptr ? kNoId : find_node(*block.node_names[i]);
+      }
+      block.node_set_version = node_set_version_;
+    }
     const auto job_id = static_cast<JobId>(snap.jobs.size());
     const auto offset = static_cast<TaskId>(snap.tasks.size());
     snap.jobs.push_back(block.job);
@@ -409,7 +421,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
       task.id = offset + static_cast<TaskId>(i);
       task.job = job_id;
       if (block.node_names[i] != nullptr) {
-        task.node = find_node(*block.node_names[i]);
+        task.node = block.node_ids[i];
         if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
         } else {

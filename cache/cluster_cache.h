@@ -98,6 +98,10 @@ class ClusterCache {
     JobInfo job;
     std::vector<TaskInfo> tasks;
     std::vector<const std::string*> node_names;  // per task; null when it holds no node
+    // node_names resolved to snapshot node ids, valid while node_set_version equals the
+    // cache's: ids follow the set of node names, which rarely changes between sessions.
+    std::vector<NodeId> node_ids;
+    uint64_t node_set_version = 0;
     const std::string* queue = nullptr;           // the PodGroup's queue name
     const std::string* priority_class = nullptr;  // the PodGroup's or lone pod's class
   };
@@ -126,6 +130,7 @@ class ClusterCache {
   mutable std::map<std::string, JobBlock, std::less<>> blocks_;
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
+  uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
   int64_t next_creation_order_ = 0;
 };
 
