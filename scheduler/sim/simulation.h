@@ -1,0 +1,183 @@
+// The simulation behind RunSimulation (simulator.h): internal to scheduler/sim. The event loop
+// and sessions are in simulator.cc, what changes the simulated cluster (jobs, pods, nodes,
+// scenario events) and the events.jsonl lines it writes in simulation_cluster.cc.
+#ifndef LAHAR_SCHEDULER_SIM_SIMULATION_H_
+#define LAHAR_SCHEDULER_SIM_SIMULATION_H_
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cache/cluster_cache.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+#include "scheduler/sim/simulator.h"
+#include "scheduler/sim/summary.h"
+
+namespace lahar::sim_internal {
+
+inline constexpr Millis kInfinity = std::numeric_limits<Millis>::max();
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+inline void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+// Resources in canonical units, keys sorted by name so the output is stable.
+inline void WriteResources(JsonWriter& w, const Resources& r) {
+  std::vector<std::pair<std::string, int64_t>> entries;
+  for (const auto& [id, amount] : r.NonZero()) entries.emplace_back(ResourceName(id), amount);
+  std::sort(entries.begin(), entries.end());
+  w.StartObject();
+  for (const auto& [name, amount] : entries) {
+    WriteString(w, name);
+    w.Int64(amount);
+  }
+  w.EndObject();
+}
+
+inline double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
+
+struct JobState {
+  const SimJob* spec = nullptr;
+  std::string key;
+  std::string queue;
+  bool submitted = false;
+  bool started = false;
+  bool completed = false;
+  Millis submit = 0, start = -1, end = -1;
+  int32_t min = 1;
+  std::map<std::string, int32_t> replicas;  // task -> current replica count
+  std::map<std::string, const Pod*> templates;  // task -> first pod of the task in the spec
+  int32_t running = 0;   // pods bound and not released
+  int32_t live_pods = 0;  // pods that exist (not completed)
+  double progress = 0;    // ms of work at min size
+  Millis progress_at = 0;
+  Millis last_restart = -1;
+  uint64_t completion_version = 0;
+  int64_t evictions = 0;
+  double running_integral = 0;  // pod-ms
+  Millis running_since = 0;
+  std::set<std::string> pods;   // keys of the job's existing pods
+  // Scheduling gates taken off by ungate events: pods the job creates later come without them.
+  std::set<std::string, std::less<>> removed_gates;
+  bool all_gates_removed = false;
+};
+
+struct PodState {
+  size_t job = 0;
+  std::string node;
+  Resources requests;
+  bool bound = false;
+  bool releasing = false;
+  Millis duration = -1;  // snapshot pods: lifetime from bind; -1 forever
+  uint64_t version = 0;
+  int generation = 0;
+};
+
+enum class TimelineKind { kSubmit, kScenarioEvent, kRelease, kJobComplete, kPodComplete };
+
+struct TimelineEntry {
+  Millis time;
+  uint64_t seq;
+  TimelineKind kind;
+  size_t index;       // job, scenario event
+  std::string pod;    // pod key (release, pod completion)
+  uint64_t version;
+  bool operator>(const TimelineEntry& o) const {
+    return time != o.time ? time > o.time : seq > o.seq;
+  }
+};
+
+class Simulation {
+ public:
+  Simulation(const SimInput& input, const SchedulerConfig& config, const Registry& registry,
+             const SimOptions& options)
+      : input_(input), config_(config), registry_(registry), options_(options),
+        cache_(CacheOptions{{"lahar", "volcano"}, "default"}) {}
+
+  absl::StatusOr<SimRun> Run();
+
+ private:
+  void Push(Millis time, TimelineKind kind, size_t index, std::string pod = "", uint64_t version = 0) {
+    timeline_.push({time, next_seq_++, kind, index, std::move(pod), version});
+  }
+  void AdvanceClock(Millis t);
+  // A completion predicted before the job's speed (or the pod) changed is superseded.
+  bool IsStale(const TimelineEntry& e) const;
+  absl::Status Process(const TimelineEntry& e);
+  absl::Status RunSession();
+
+  void Submit(size_t job);
+  void ApplyScenarioEvent(const SimEvent& event);
+  void AddNode(const Node& node);
+  void RemoveNode(const std::string& name);
+  void BindPod(const std::string& pod_key, const std::string& node);
+  void EvictPod(const std::string& pod_key, std::string_view reason, bool by_scheduler);
+  void ReleasePod(const std::string& pod_key);
+  void CompleteJob(size_t job);
+  void CompletePod(const std::string& pod_key);
+  void DeletePod(const std::string& pod_key, bool emit_complete);
+  void CreatePod(size_t job, const Pod& pod, Millis duration);
+  // Drops from `pod` the gates the job's ungate events removed; true when it had any of them.
+  static bool RemoveGates(const JobState& job, Pod& pod);
+
+  // Brings a job's progress and running integral up to now_, before its running count changes.
+  void SettleJob(JobState& job);
+  // Recomputes the job's predicted completion after a change.
+  void Reschedule(size_t job_index);
+  void RunningChanged(size_t job_index, int delta);
+  Millis CooldownOf(const std::string& job_key) const;
+  Millis NextCooldownExpiry();
+  bool AllDone() const;
+
+  // Event output.
+  JsonWriter& BeginEvent(std::string_view type);
+  void EndEvent();
+  // bind / evict / pod-complete: the pod, its job and node, the reason (evict only) and its
+  // requests in canonical units.
+  void PodEvent(std::string_view type, std::string_view pod, const JobState& job, const PodState& state,
+                std::string_view reason = {});
+  // What the run recorded, for summary.json (summary.h).
+  RunRecord Record() const;
+
+  const SimInput& input_;
+  const SchedulerConfig& config_;
+  const Registry& registry_;
+  const SimOptions& options_;
+  ClusterCache cache_;
+
+  Millis now_ = 0;
+  std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;
+  uint64_t next_seq_ = 0;
+  std::vector<JobState> jobs_;
+  std::map<std::string, size_t, std::less<>> job_index_;
+  std::map<std::string, PodState, std::less<>> pods_;
+  std::map<std::string, Resources, std::less<>> node_allocatable_;
+  std::map<std::string, Millis, std::less<>> cooldown_ends_;  // job -> end of its cooldown
+  int jobs_done_ = 0;
+  bool changed_since_session_ = true;
+
+  // Figures.
+  Resources used_, allocatable_;
+  std::vector<double> used_integral_, allocatable_integral_;
+  Millis integrated_until_ = 0;
+  int64_t sessions_ = 0, binds_ = 0, evictions_ = 0;
+  std::vector<double> session_micros_;
+  std::map<std::string, std::vector<double>> action_micros_;  // action -> per session
+  std::map<std::string, std::vector<ShareSample>> queue_shares_;
+  Millis elastic_cooldown_ = -1;  // -1: no elastic plugin configured
+
+  rapidjson::StringBuffer line_;
+  JsonWriter writer_{line_};
+  std::string events_;
+};
+
+}  // namespace lahar::sim_internal
+
+#endif  // LAHAR_SCHEDULER_SIM_SIMULATION_H_
