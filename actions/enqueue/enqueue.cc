@@ -52,13 +52,15 @@ class ClusterHeadroom {
     }
   }
 
-  // The first resource of which `need` asks more than is left for `job`, or -1 when it fits.
-  int Shortage(const JobInfo& job, const Resources& need) const {
-    if (need.FirstShortage(available_) < 0) return -1;
-    return need.FirstShortage(available_ + Takeable(job));
+  // Why `need` (described as `what`) does not fit what is left for `job`, or nullopt.
+  std::optional<std::string> Refusal(const JobInfo& job, const Resources& need, std::string_view what) const {
+    if (need.FirstShortage(available_) < 0) return std::nullopt;
+    const int shortage = need.FirstShortage(available_ + Takeable(job));
+    if (shortage < 0) return std::nullopt;
+    return StrCat("the cluster has too little ", ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,
+                  " (free: ", available_.DebugString(), ")");
   }
   void Reserve(const Resources& need) { available_ -= need; }
-  const Resources& available() const { return available_; }
 
  private:
   Resources Takeable(const JobInfo& job) const {
@@ -101,7 +103,9 @@ class EnqueueAction : public Action {
     }
     std::make_heap(queues.begin(), queues.end(), queue_after);
 
-    ClusterHeadroom headroom(session);
+    // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built.
+    std::optional<ClusterHeadroom> headroom;
+    if (!session.HasClusterAdmissionHooks()) headroom.emplace(session);
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
     while (!queues.empty()) {
       std::pop_heap(queues.begin(), queues.end(), queue_after);
@@ -120,7 +124,7 @@ class EnqueueAction : public Action {
   }
 
  private:
-  static void Consider(Session& session, const JobInfo& job, ClusterHeadroom& headroom) {
+  static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom) {
     const QueueInfo& queue = session.queue(job.queue);
     if (std::optional<std::string> why = QueueUnusable(queue)) {
       session.SetJobCondition(job.id, "QueueUnusable", StrCat("not admitted: ", *why));
@@ -140,16 +144,10 @@ class EnqueueAction : public Action {
     const std::string what = job.min_resources.IsZero()
                                  ? StrCat("its minimum of ", job.min_available, " pods (", need.DebugString(), ")")
                                  : StrCat("minResources ", need.DebugString());
-    if (session.HasClusterAdmissionHooks()) {
-      if (std::optional<std::string> refusal = session.ClusterAdmissionRefusal(job, need)) {
-        session.SetJobCondition(job.id, "NotEnoughResources", StrCat("not admitted: ", *refusal));
-        return;
-      }
-    } else if (int shortage = headroom.Shortage(job, need); shortage >= 0) {
-      session.SetJobCondition(job.id, "NotEnoughResources",
-                              StrCat("not admitted: the cluster has too little ",
-                                     ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,
-                                     " (free: ", headroom.available().DebugString(), ")"));
+    std::optional<std::string> refusal =
+        headroom ? headroom->Refusal(job, need, what) : session.ClusterAdmissionRefusal(job, need);
+    if (refusal) {
+      session.SetJobCondition(job.id, "NotEnoughResources", StrCat("not admitted: ", *refusal));
       return;
     }
     if (!session.JobEnqueueable(job)) {
@@ -157,7 +155,7 @@ class EnqueueAction : public Action {
                               StrCat("not admitted: queue ", queue.name, " cannot take ", what));
       return;
     }
-    headroom.Reserve(need);
+    if (headroom) headroom->Reserve(need);
     LAHAR_LOG(2, "enqueue") << "job " << job.key() << " admitted to queue " << queue.name;
     session.AdmitJob(job.id, need);
   }

@@ -453,8 +453,6 @@ absl::StatusOr<SimInput> LoadScenario(const Y& y) {
   return input;
 }
 
-}  // namespace
-
 // A scenario written as JSON (its first character '{', no "kind"): read with RapidJSON, which
 // for a trace of 80,000 jobs takes a fraction of yaml-cpp's time and memory.
 std::optional<absl::StatusOr<SimInput>> LoadJsonScenario(std::string_view text) {
@@ -466,27 +464,27 @@ std::optional<absl::StatusOr<SimInput>> LoadJsonScenario(std::string_view text) 
   return LoadScenario(Y(&doc, ""));
 }
 
-absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view source) {
-  auto annotate = [&](const absl::Status& s) { return Annotate(s, source); };
-  std::optional<absl::StatusOr<SimInput>> json = LoadJsonScenario(text);
-  if (json.has_value()) {
-    if (!json->ok()) return annotate(json->status());
-    if ((*json)->nodes.empty() && (*json)->events.empty()) return annotate(absl::InvalidArgumentError("the cluster has no nodes"));
-    return *std::move(json);
-  }
-  auto documents = ParseYamlDocuments(text);
-  if (!documents.ok()) return annotate(documents.status());
+// The scenario or snapshot in `text`, read by its format.
+absl::StatusOr<SimInput> ReadSimInput(std::string_view text) {
+  if (std::optional<absl::StatusOr<SimInput>> json = LoadJsonScenario(text)) return *std::move(json);
+  ASSIGN_OR_RETURN(std::vector<YAML::Node> documents, ParseYamlDocuments(text));
   std::vector<YAML::Node> nonempty;
-  for (auto& d : *documents) {
+  for (auto& d : documents) {
     if (!d.IsNull()) nonempty.push_back(d);
   }
-  if (nonempty.empty()) return annotate(absl::InvalidArgumentError("file is empty"));
+  if (nonempty.empty()) return absl::InvalidArgumentError("file is empty");
   // A snapshot is Kubernetes objects (they have a kind); a scenario is one map with nodes/jobs.
   bool snapshot = nonempty.size() > 1 || (nonempty[0].IsMap() && nonempty[0]["kind"].IsDefined());
-  absl::StatusOr<SimInput> input = snapshot ? LoadSnapshot(text) : LoadScenario(Y(nonempty[0], ""));
-  if (!input.ok()) return annotate(input.status());
+  return snapshot ? LoadSnapshot(text) : LoadScenario(Y(nonempty[0], ""));
+}
+
+}  // namespace
+
+absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view source) {
+  absl::StatusOr<SimInput> input = ReadSimInput(text);
+  if (!input.ok()) return Annotate(input.status(), source);
   if (input->nodes.empty() && input->events.empty()) {
-    return annotate(absl::InvalidArgumentError("the cluster has no nodes"));
+    return Annotate(absl::InvalidArgumentError("the cluster has no nodes"), source);
   }
   return input;
 }

@@ -224,3 +224,21 @@ TEST_CASE("bad gates and ungate events are errors naming the line") {
 
 }  // namespace
 }  // namespace lahar
+
+namespace lahar {
+namespace {
+
+TEST_CASE("a snapshot printed as JSON (kubectl -o json, a List) is read as a snapshot, not as a JSON scenario") {
+  auto input = LoadSimInput(R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+     "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+                "conditions": [{"type": "Ready", "status": "True"}]}}]})", "snap.json");
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  REQUIRE(input->nodes.size() == 1);
+  CHECK(input->nodes[0].meta.name == "n1");
+  CHECK(input->jobs.empty());
+}
+
+}  // namespace
+}  // namespace lahar

@@ -43,15 +43,11 @@ inline void WriteResources(JsonWriter& w, const Resources& r) {
 
 inline double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
 
-struct JobState {
+// What summary.json reports of a job (JobRecord: key, queue, times, min, evictions, running
+// integral; `max` is filled in from `replicas` when the run is recorded), and the rest of its
+// simulated state.
+struct JobState : JobRecord {
   const SimJob* spec = nullptr;
-  std::string key;
-  std::string queue;
-  bool submitted = false;
-  bool started = false;
-  bool completed = false;
-  Millis submit = 0, start = -1, end = -1;
-  int32_t min = 1;
   std::map<std::string, int32_t> replicas;  // task -> current replica count
   std::map<std::string, const Pod*> templates;  // task -> first pod of the task in the spec
   int32_t running = 0;   // pods bound and not released
@@ -60,8 +56,6 @@ struct JobState {
   Millis progress_at = 0;
   Millis last_restart = -1;
   uint64_t completion_version = 0;
-  int64_t evictions = 0;
-  double running_integral = 0;  // pod-ms
   Millis running_since = 0;
   std::set<std::string> pods;   // keys of the job's existing pods
   // Scheduling gates taken off by ungate events: pods the job creates later come without them.
@@ -143,8 +137,8 @@ class Simulation {
   // requests in canonical units.
   void PodEvent(std::string_view type, std::string_view pod, const JobState& job, const PodState& state,
                 std::string_view reason = {});
-  // What the run recorded, for summary.json (summary.h).
-  RunRecord Record() const;
+  // What the run recorded, for summary.json (summary.h); the run is over, so it is moved out.
+  RunRecord TakeRecord();
 
   const SimInput& input_;
   const SchedulerConfig& config_;

@@ -278,39 +278,29 @@ absl::StatusOr<SimRun> Simulation::Run() {
   SimRun run;
   run.label = options_.config_label;
   run.events_jsonl = std::move(events_);
-  run.summary_json = BuildSummaryJson(Record(), run.figures);
+  run.summary_json = BuildSummaryJson(TakeRecord(), run.figures);
   return run;
 }
 
-RunRecord Simulation::Record() const {
+RunRecord Simulation::TakeRecord() {
   RunRecord record;
   record.scenario = input_.name;
   record.config_label = options_.config_label;
   record.end = now_;
   record.jobs.reserve(jobs_.size());
   for (const JobState& job : jobs_) {
-    JobRecord& r = record.jobs.emplace_back();
-    r.key = job.key;
-    r.queue = job.queue;
-    r.submitted = job.submitted;
-    r.started = job.started;
-    r.completed = job.completed;
-    r.submit = job.submit;
-    r.start = job.start;
-    r.end = job.end;
-    r.min = job.min;
+    JobRecord& r = record.jobs.emplace_back(job);
+    r.max = 0;
     for (const auto& [task, count] : job.replicas) r.max += count;
-    r.evictions = job.evictions;
-    r.running_integral = job.running_integral;
   }
-  record.queue_shares = queue_shares_;
-  record.used_integral = used_integral_;
-  record.allocatable_integral = allocatable_integral_;
+  record.queue_shares = std::move(queue_shares_);
+  record.used_integral = std::move(used_integral_);
+  record.allocatable_integral = std::move(allocatable_integral_);
   record.sessions = sessions_;
   record.binds = binds_;
   record.evictions = evictions_;
-  record.session_micros = session_micros_;
-  record.action_micros = action_micros_;
+  record.session_micros = std::move(session_micros_);
+  record.action_micros = std::move(action_micros_);
   return record;
 }
 

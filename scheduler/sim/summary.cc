@@ -83,15 +83,13 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
       w.Null();
     }
   };
-  auto stats = [&](const char* key, double mean, double p50, double p95) {
-    w.Key(key);
+  // {"mean": ..., "p50": ...}: an object of named figures.
+  auto figures = [&w](std::initializer_list<std::pair<const char*, double>> named) {
     w.StartObject();
-    w.Key("mean");
-    w.Double(mean);
-    w.Key("p50");
-    w.Double(p50);
-    w.Key("p95");
-    w.Double(p95);
+    for (const auto& [name, value] : named) {
+      w.Key(name);
+      w.Double(value);
+    }
     w.EndObject();
   };
   w.StartObject();
@@ -107,8 +105,10 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   w.Int(f.jobs);
   w.Key("completedJobs");
   w.Int(f.completed_jobs);
-  stats("jct", f.jct_mean, f.jct_p50, f.jct_p95);
-  stats("wait", f.wait_mean, f.wait_p50, f.wait_p95);
+  w.Key("jct");
+  figures({{"mean", f.jct_mean}, {"p50", f.jct_p50}, {"p95", f.jct_p95}});
+  w.Key("wait");
+  figures({{"mean", f.wait_mean}, {"p50", f.wait_p50}, {"p95", f.wait_p95}});
   w.Key("utilization");
   w.StartObject();
   for (const auto& [name, value] : f.utilization) {
@@ -123,25 +123,15 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   w.Key("sessions");
   w.Int64(f.sessions);
   w.Key("sessionMicros");
-  w.StartObject();
-  w.Key("p50");
-  w.Double(f.session_p50_micros);
-  w.Key("p99");
-  w.Double(f.session_p99_micros);
-  w.EndObject();
+  figures({{"p50", f.session_p50_micros}, {"p99", f.session_p99_micros}});
   // Wall time per action over the sessions it ran in, so users see which action costs what.
   w.Key("actionMicros");
   w.StartObject();
   for (const auto& [action, micros] : record.action_micros) {
     WriteString(w, action);
-    w.StartObject();
-    w.Key("p50");
-    w.Double(Percentile(micros, 0.5));
-    w.Key("p99");
-    w.Double(Percentile(micros, 0.99));
-    w.Key("total");
-    w.Double(std::accumulate(micros.begin(), micros.end(), 0.0));
-    w.EndObject();
+    figures({{"p50", Percentile(micros, 0.5)},
+             {"p99", Percentile(micros, 0.99)},
+             {"total", std::accumulate(micros.begin(), micros.end(), 0.0)}});
   }
   w.EndObject();
   w.EndObject();

@@ -43,17 +43,21 @@ TEST_CASE("overcommit under Volcano's Helm configuration admits up to the factor
   CHECK(volcano.start["default/big"] < 5);
   REQUIRE(volcano.start.count("default/small") == 1);
   CHECK(volcano.start["default/small"] >= 3600);
+  REQUIRE(volcano.start.count("default/medium") == 1);
   CHECK(volcano.start["default/medium"] >= 3600);
 
   // A factor of 1.4 (14) admits small too, which starts at once on the two free GPUs.
   const std::string wider = Replaced(helm, "  - name: overcommit\n", "  - name: overcommit\n    arguments:\n      overcommit-factor: 1.4\n");
   REQUIRE(wider != helm);
   testing::ScenarioOutcome loose = testing::RunScenarioText(scenario, wider, 3 * kHours);
+  REQUIRE(loose.start.count("default/small") == 1);
   CHECK(loose.start["default/small"] < 60);
 
   // Without overcommit, enqueue admits what is free now: small at once, medium after big.
   const std::string without = Replaced(helm, "  - name: overcommit\n", "");
   testing::ScenarioOutcome plain = testing::RunScenarioText(scenario, without, 3 * kHours);
+  REQUIRE(plain.start.count("default/small") == 1);
+  REQUIRE(plain.start.count("default/medium") == 1);
   CHECK(plain.start["default/small"] < 60);
   CHECK(plain.start["default/medium"] >= 3600);
 }
