@@ -47,7 +47,7 @@ LAHAR_API_URL="" LAHAR_API_TOKEN="" LAHAR_API_CA=""
   die "$DIR/env lacks LAHAR_API_URL, LAHAR_API_TOKEN or LAHAR_API_CA"
 
 # Volcano's files, unchanged (read-only): its CRDs are what Lahar's must stay compatible with.
-FIXTURES="$(cd "$ROOT/.." && pwd)/shared/fixtures/volcano"
+FIXTURES="$("$ROOT/hack/fixtures-dir.sh")/volcano" || die "Volcano's fixtures not found"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/lahar-check-manifests.XXXXXX")"
 BODY="$WORK/body.json"
 REQ="$WORK/request"

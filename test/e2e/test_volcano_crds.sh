@@ -7,7 +7,7 @@
 # subresource again. The exit trap puts Lahar's CRD back in any case, for the tests that follow.
 . "$(dirname "$0")/lib.sh"
 
-FIXTURES="$ROOT/../shared/fixtures/volcano"
+FIXTURES="$("$ROOT/hack/fixtures-dir.sh")/volcano" || fail "Volcano's fixtures not found"
 VOLCANO_CRD="$FIXTURES/crds/scheduling.volcano.sh_podgroups.yaml"
 VOLCANO_CONF="$FIXTURES/volcano-scheduler.conf"
 CRD_API=/apis/apiextensions.k8s.io/v1/customresourcedefinitions/podgroups.scheduling.volcano.sh
