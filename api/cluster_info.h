@@ -92,6 +92,9 @@ struct JobInfo {
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
   Millis sla_waiting_time = -1;   // PodGroup annotation (volcano.sh/)sla-waiting-time, -1 when unset
   Millis last_scale_time = kNeverMillis;
+  // A digest of the job's objects as the cache last received them (PodGroup, pods) and of its
+  // last scale time: equal while none of them changed. The phase is not in it.
+  uint64_t version = 0;
 
   std::vector<TaskId> tasks;  // every non-terminated task, sorted by name
   std::array<int32_t, kTaskStatusCount> status_count{};
@@ -124,6 +127,7 @@ inline Fulfillment FulfillmentOf(const JobInfo& job) {
 struct NodeInfo {
   NodeId id = kNoId;
   std::shared_ptr<const Node> node;
+  uint64_t version = 0;  // changes whenever the node object is replaced
   Resources allocatable;
   Resources used;         // requests of every pod on the node (ours and other schedulers')
   Resources releasing;    // part of `used` held by pods being evicted or deleted

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "api/duration.h"
+#include "api/state_hash.h"
 #include "api/strings.h"
 
 namespace lahar {
@@ -65,7 +66,8 @@ ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) 
 void ClusterCache::UpsertNode(Node node) {
   std::string name = node.meta.name;
   auto [it, added] = nodes_.try_emplace(std::move(name));
-  it->second = std::make_shared<const Node>(std::move(node));
+  it->second.node = std::make_shared<const Node>(std::move(node));
+  it->second.version = ++next_version_;
   if (added) ++node_set_version_;
 }
 
@@ -137,6 +139,7 @@ void ClusterCache::UpsertPod(Pod pod) {
   entry.task_priority = PodTaskPriority(pod);
   entry.index = PodIndex(pod);
   entry.pod = std::make_shared<const Pod>(std::move(pod));
+  entry.version = ++next_version_;
   if (entry.ours) {
     MarkDirty(entry.job_key);
     job_pods_[entry.job_key][it->first] = &entry;
@@ -157,9 +160,10 @@ void ClusterCache::UpsertPodGroup(PodGroup group) {
   MarkDirty(key);
   auto it = pod_groups_.find(key);
   if (it == pod_groups_.end()) {
-    pod_groups_.emplace(key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis});
+    pod_groups_.emplace(key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis, ++next_version_});
   } else {
     it->second.group = std::move(group);
+    it->second.version = ++next_version_;
   }
 }
 
@@ -216,6 +220,7 @@ absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_vie
   pod->node_name = std::string(node_name);
   it->second.pod = std::move(pod);
   it->second.assumed_bound = true;
+  it->second.version = ++next_version_;
   MarkDirty(it->second.job_key);
   return absl::OkStatus();
 }
@@ -224,6 +229,7 @@ absl::Status ClusterCache::MarkReleasing(std::string_view pod_key) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
   it->second.releasing = true;
+  it->second.version = ++next_version_;
   MarkDirty(it->second.job_key);
   return absl::OkStatus();
 }
@@ -235,6 +241,7 @@ void ClusterCache::ForgetBound(std::string_view pod_key) {
   pod->node_name.clear();
   it->second.pod = std::move(pod);
   it->second.assumed_bound = false;
+  it->second.version = ++next_version_;
   MarkDirty(it->second.job_key);
 }
 
@@ -242,6 +249,7 @@ void ClusterCache::ForgetReleasing(std::string_view pod_key) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end() || !it->second.releasing) return;
   it->second.releasing = false;
+  it->second.version = ++next_version_;
   MarkDirty(it->second.job_key);
 }
 
@@ -273,7 +281,7 @@ const Pod* ClusterCache::FindPod(std::string_view key) const {
 
 const Node* ClusterCache::FindNode(std::string_view name) const {
   auto it = nodes_.find(name);
-  return it == nodes_.end() ? nullptr : it->second.get();
+  return it == nodes_.end() ? nullptr : it->second.node.get();
 }
 
 const PodGroup* ClusterCache::FindPodGroup(std::string_view key) const {
@@ -331,10 +339,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
   absl::flat_hash_map<absl::string_view, NodeId> node_ids;
   node_ids.reserve(nodes_.size());
   snap.nodes.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) {
+  for (const auto& [name, entry] : nodes_) {
+    const std::shared_ptr<const Node>& node = entry.node;
     NodeInfo info;
     info.id = static_cast<NodeId>(snap.nodes.size());
     info.node = node;
+    info.version = entry.version;
     info.allocatable = node->allocatable;
     info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
     info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
@@ -459,6 +469,10 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
   }
   block.exists = true;
   JobInfo& job = block.job;
+  // The job's objects as they are now: their versions, and the scale time kept beside them.
+  StateHash version;
+  version.Add(group != nullptr ? group->version : uint64_t{0});
+  for (const auto& [pod_key, entry] : members) version.Add(entry->version);
   if (group != nullptr) {
     const PodGroup& pg = group->group;
     block.queue = &pg.queue;
@@ -502,6 +516,7 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
   }
   auto scaled = last_scale_.find(job.key());
   if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
+  job.version = version.Add(job.last_scale_time).value();
   block.tasks.reserve(members.size());
   for (const auto& [pod_key, entry] : members) {
     const Pod& pod = *entry->pod;
@@ -530,7 +545,7 @@ static std::vector<const T*> Collect(const Map& map, Get get) {
 }
 
 std::vector<const Node*> ClusterCache::Nodes() const {
-  return Collect<decltype(nodes_), Node>(nodes_, [](const auto& n) { return n.get(); });
+  return Collect<decltype(nodes_), Node>(nodes_, [](const NodeEntry& n) { return n.node.get(); });
 }
 std::vector<const Pod*> ClusterCache::Pods() const {
   return Collect<decltype(pods_), Pod>(pods_, [](const PodEntry& e) { return e.pod.get(); });

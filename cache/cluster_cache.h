@@ -83,11 +83,15 @@ class ClusterCache {
     std::string role;
     int32_t task_priority = 0;
     int64_t index = 0;
+    uint64_t version = 0;  // new whenever anything above changes
   };
   struct PodGroupEntry {
     PodGroup group;
     int64_t creation_order = 0;
     Millis last_scale_time = kNeverMillis;
+    // New whenever the PodGroup is replaced; not when only the phase the scheduler decided is
+    // recorded (SetPodGroupPhase): JobInfo::phase carries that.
+    uint64_t version = 0;
   };
 
   // A job's part of a snapshot with job-relative ids (tasks 0..n-1), cached between sessions
@@ -113,7 +117,11 @@ class ClusterCache {
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
 
   CacheOptions options_;
-  std::map<std::string, std::shared_ptr<const Node>, std::less<>> nodes_;
+  struct NodeEntry {
+    std::shared_ptr<const Node> node;
+    uint64_t version = 0;  // NodeInfo::version
+  };
+  std::map<std::string, NodeEntry, std::less<>> nodes_;
   std::map<std::string, PodEntry, std::less<>> pods_;  // key "ns/name"
   std::map<std::string, PodGroupEntry, std::less<>> pod_groups_;
   std::map<std::string, Queue, std::less<>> queues_;
@@ -131,6 +139,7 @@ class ClusterCache {
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
+  uint64_t next_version_ = 0;  // pod, PodGroup and node versions come from it
   int64_t next_creation_order_ = 0;
 };
 

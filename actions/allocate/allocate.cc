@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "api/log.h"
+#include "api/state_hash.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
@@ -27,20 +28,7 @@ struct Shape {
 
 struct ShapeHash {
   size_t operator()(const Shape& s) const {
-    // splitmix64 over the non-zero amounts, so trailing zeros do not change the hash (they do
-    // not change Resources::operator== either).
-    auto mix = [](uint64_t x) {
-      x += 0x9e3779b97f4a7c15ULL;
-      x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-      return x ^ (x >> 31);
-    };
-    uint64_t h = mix(static_cast<uint64_t>(s.constraint_class));
-    for (size_t i = 0; i < s.request->size(); ++i) {
-      int64_t v = s.request->Get(static_cast<ResourceId>(i));
-      if (v != 0) h = mix(h ^ (static_cast<uint64_t>(i) << 56) ^ static_cast<uint64_t>(v));
-    }
-    return static_cast<size_t>(h);
+    return static_cast<size_t>(StateHash().Add(s.constraint_class).Add(*s.request).value());
   }
 };
 

@@ -27,23 +27,28 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   std::vector<std::unique_ptr<Statement>> plans;
   // Jobs of one queue share a victim order (as in preempt-elastic-workers), kept current as each
   // plan takes its victims: the plans stay applied, as if committed, until the end.
-  VictimOrderCache orders;
-  for (JobId id : StarvingJobs(session)) {
-    auto statement = std::make_unique<Statement>(session);
-    VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
-    policy.include_cooldown = true;
-    VictimPlan plan = PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0});
-    if (!plan.fits) {
-      statement->Discard();  // frees its victims for the next starving job's plan
-      continue;
+  const std::vector<JobId> starving = StarvingJobs(session);
+  PlanUnlessFruitless(session, "elastic-scale", starving, scalable, [&] {
+    VictimOrderCache orders;
+    for (JobId id : starving) {
+      auto statement = std::make_unique<Statement>(session);
+      VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
+      policy.include_cooldown = true;
+      VictimPlan plan =
+          PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0});
+      if (!plan.fits) {
+        statement->Discard();  // frees its victims for the next starving job's plan
+        continue;
+      }
+      orders.Committed(session, plan);
+      for (TaskId victim : plan.victims) kept.gives_up_workers[session.task(victim).job] = true;
+      LAHAR_LOG(2, "elastic-scale") << "keeping capacity for starving " << session.job(id).key() << " ("
+                                    << plan.placements.size() << " tasks, " << plan.victims.size()
+                                    << " elastic workers to take back)";
+      plans.push_back(std::move(statement));
     }
-    orders.Committed(session, plan);
-    for (TaskId victim : plan.victims) kept.gives_up_workers[session.task(victim).job] = true;
-    LAHAR_LOG(2, "elastic-scale") << "keeping capacity for starving " << session.job(id).key() << " ("
-                                  << plan.placements.size() << " tasks, " << plan.victims.size()
-                                  << " elastic workers to take back)";
-    plans.push_back(std::move(statement));
-  }
+    return !plans.empty();
+  });
   for (const NodeInfo& node : session.nodes()) {
     Resources from_idle = node.pipelined - node.releasing;
     from_idle.ClampNegativeToZero();

@@ -28,6 +28,11 @@ class SlaPlugin : public Plugin {
       if (now < deadline) return std::nullopt;
       return deadline;
     };
+    // Votes and order change when a deadline passes, with nothing else changing.
+    for (const JobInfo& job : session.cluster().jobs) {
+      const Millis limit = job.sla_waiting_time >= 0 ? job.sla_waiting_time : default_limit;
+      if (limit >= 0) session.ExpiresAt(job.creation_timestamp * 1000 + limit);
+    }
     session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) {
       return overdue_since(job).has_value() ? kPermit : kAbstain;
     });

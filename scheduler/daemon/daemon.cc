@@ -346,7 +346,12 @@ class SchedulerDaemon::Impl {
       }
     }
     std::shared_ptr<const SchedulerConfig> config = Config();
-    absl::StatusOr<CycleResult> result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry());
+    if (config != memo_config_) {  // what sessions remembered holds for one configuration only
+      wait_memo_ = WaitMemo();
+      memo_config_ = config;
+    }
+    absl::StatusOr<CycleResult> result =
+        RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &wait_memo_);
     if (!result.ok()) {
       metrics_attempts_.Add({"error"});
       LAHAR_ERROR("daemon") << "scheduling session failed: " << result.status().message();
@@ -465,6 +470,10 @@ class SchedulerDaemon::Impl {
 
   std::mutex config_mu_;
   std::shared_ptr<const SchedulerConfig> config_;
+  // Carried from session to session (scheduling thread only), for the configuration it was
+  // learnt under.
+  WaitMemo wait_memo_;
+  std::shared_ptr<const SchedulerConfig> memo_config_;
   std::string config_text_;
 
   std::unique_ptr<LeaderElector> elector_;

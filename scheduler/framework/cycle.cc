@@ -8,9 +8,10 @@
 namespace lahar {
 
 absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
-                                               const Registry& registry) {
+                                               const Registry& registry, WaitMemo* memo) {
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(std::move(snapshot), config, registry));
+  session->set_wait_memo(memo);
   RETURN_IF_ERROR(session->RunActions(registry));
   session->Close();
   CycleResult result;

@@ -11,6 +11,7 @@
 #include "api/cluster_info.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
 
@@ -49,8 +50,10 @@ struct CycleResult {
   int64_t duration_micros = 0;  // wall time of the session (not part of any deterministic output)
 };
 
+// `memo`, when given, carries what one session learns about waiting work to the next (see
+// WaitMemo); the caller keeps it between cycles with the same configuration.
 absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
-                                               const Registry& registry);
+                                               const Registry& registry, WaitMemo* memo = nullptr);
 
 }  // namespace lahar
 

@@ -351,8 +351,9 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
   return {};
 }
 
-std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const SearchShape& shape) {
-  CachedSearch& cache = search_cache_;
+std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape,
+                                           NodeSearch& search) {
+  NodeSearch::Cached& cache = search.cache;
   if (!cache.valid || cache.free_epoch != free_epoch_ || !(cache.shape == shape)) return std::nullopt;
   NodeId best = kNoId;
   double best_score = 0;
@@ -387,12 +388,14 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const SearchSha
   return best;
 }
 
-NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors) {
+NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors,
+                             NodeSearch* search) {
   const size_t n = cluster_.nodes.size();
   if (n == 0) return kNoId;
-  SearchShape shape{task.constraint_class, placement, elastic, task.request, task.limit};
+  NodeSearch& state = search != nullptr ? *search : search_;
+  NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
   if (errors == nullptr) {
-    if (std::optional<NodeId> cached = FindInCache(task, shape)) return *cached;
+    if (std::optional<NodeId> cached = FindInCache(task, shape, state)) return *cached;
   }
   size_t want = n;
   if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
@@ -401,8 +404,8 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
     want = std::max<size_t>(n * static_cast<size_t>(pct) / 100,
                             static_cast<size_t>(search_options_.min_nodes_to_find));
   }
-  const size_t start = errors == nullptr && want < n ? next_search_start_ % n : 0;
-  CachedSearch fresh;
+  const size_t start = errors == nullptr && want < n ? state.next_start % n : 0;
+  NodeSearch::Cached fresh;
   NodeId best = kNoId;
   double best_score = 0;
   size_t found = 0;
@@ -441,12 +444,12 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
     }
   }
   if (errors == nullptr) {
-    if (want < n) next_search_start_ = (start + examined) % n;
+    if (want < n) state.next_start = (start + examined) % n;
     if (best != kNoId) {
       fresh.valid = true;
       fresh.shape = std::move(shape);
       fresh.free_epoch = free_epoch_;
-      search_cache_ = std::move(fresh);
+      state.cache = std::move(fresh);
     }
   }
   return best;
@@ -457,6 +460,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;
   const NodeId old_node = task.node;
+  ++task_state_changes_;
   // Only placing a pending task or binding an allocated one leaves every node at most as free
   // as before; anything else may make nodes feasible again for cached searches.
   const bool only_consumes = (old == TaskStatus::kPending && (status == TaskStatus::kAllocated ||
@@ -467,6 +471,9 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   if (node_id != kNoId) ++node_version_[node_id];
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
   const bool took = takes(old);
+  // A task that stays on its node (evicted, or an eviction undone) keeps its place in the
+  // node's list: a discarded plan leaves the node exactly as it found it.
+  const bool keeps_slot = HoldsNode(old) && HoldsNode(status) && old_node == node_id;
 
   // Remove the old contribution.
   if (old_node != kNoId) {
@@ -475,8 +482,10 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       node.used -= task.request;
       node.used_limits -= task.limit;
       --node.pod_count;
-      auto it = std::find(node.tasks.begin(), node.tasks.end(), task_id);
-      if (it != node.tasks.end()) node.tasks.erase(it);
+      if (!keeps_slot) {
+        auto it = std::find(node.tasks.begin(), node.tasks.end(), task_id);
+        if (it != node.tasks.end()) node.tasks.erase(it);
+      }
     }
     if (old == TaskStatus::kReleasing) {
       node.releasing -= task.request;
@@ -503,7 +512,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       node.used += task.request;
       node.used_limits += task.limit;
       ++node.pod_count;
-      node.tasks.push_back(task_id);
+      if (!keeps_slot) node.tasks.push_back(task_id);
     }
     if (status == TaskStatus::kReleasing) {
       node.releasing += task.request;

@@ -15,6 +15,7 @@
 #define LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
 
@@ -137,6 +139,40 @@ struct NodeSearchOptions {
 
 class Session {
  public:
+  // Where sampled node searches resume, and the equivalence cache of the last search. Tasks of
+  // one gang usually share requests and constraints, so their candidate nodes and scores are
+  // computed once and only the nodes that changed since are re-evaluated. Hooks must therefore
+  // depend only on the task's shape (requests, limits, constraint class) and the node, as
+  // kube-scheduler's equivalence classes assume. Any transition that frees resources makes
+  // other nodes feasible again and invalidates it. What a search returns depends on this
+  // history: the session keeps one for its actions, and a caller whose searches must depend
+  // only on the cluster's state (the victim planner) keeps its own, fresh per action.
+  class NodeSearch {
+   private:
+    friend class Session;
+    struct Shape {
+      int32_t constraint_class;
+      Placement placement;
+      bool elastic;
+      Resources request;
+      Resources limit;
+      bool operator==(const Shape& o) const {
+        return constraint_class == o.constraint_class && placement == o.placement && elastic == o.elastic &&
+               request == o.request && limit == o.limit;
+      }
+    };
+    struct Cached {
+      bool valid = false;
+      Shape shape;
+      uint64_t free_epoch = 0;
+      std::vector<NodeId> nodes;
+      std::vector<double> scores;
+      std::vector<uint64_t> versions;
+    };
+    size_t next_start = 0;
+    Cached cache;
+  };
+
   // Instantiates the configured plugins and calls their OnSessionOpen.
   static absl::StatusOr<std::unique_ptr<Session>> Open(ClusterSnapshot cluster,
                                                        const SchedulerConfig& config,
@@ -168,6 +204,21 @@ class Session {
   std::vector<JobInfo>& jobs() { return cluster_.jobs; }
   std::vector<NodeInfo>& nodes() { return cluster_.nodes; }
   std::vector<QueueInfo>& queues() { return cluster_.queues; }
+
+  // What earlier sessions left for this one (see WaitMemo), or null.
+  WaitMemo* wait_memo() const { return wait_memo_; }
+  void set_wait_memo(WaitMemo* memo) { wait_memo_ = memo; }
+  // Plugins whose answers change with time alone (a cooldown ends, an sla deadline passes) say
+  // when; expiry() is the earliest such instant after now.
+  void ExpiresAt(Millis at) {
+    if (at > now() && at < expiry_) expiry_ = at;
+  }
+  Millis expiry() const { return expiry_; }
+  // Task state changes so far in the session (SetTaskStatus calls).
+  uint64_t task_state_changes() const { return task_state_changes_; }
+  // Invalidates every cached node search, as a transition that frees resources does: replays
+  // the trace of a skipped run that changed task states and undid them.
+  void ForgetCachedSearches() { ++free_epoch_; }
 
   // ---- Hook registration (from Plugin::OnSessionOpen) ----
   void AddJobOrderFn(JobCompareFn fn);
@@ -226,8 +277,9 @@ class Session {
   // `elastic` adds the elastic predicates. With `errors`, every node is examined and the
   // reasons for rejecting them are counted; a refusal of the pod itself (kSchedulingGated)
   // counts on a node even when the node is also too full.
+  // `search` replaces the session's own search state (see NodeSearch).
   NodeId FindBestNode(const TaskInfo& task, Placement placement, bool elastic = false,
-                      FitErrors* errors = nullptr);
+                      FitErrors* errors = nullptr, NodeSearch* search = nullptr);
   void set_node_search_options(const NodeSearchOptions& options) { search_options_ = options; }
 
   // ---- Mutation (from Statement) ----
@@ -299,34 +351,12 @@ class Session {
   std::vector<EventHandler> event_handlers_;
 
   NodeSearchOptions search_options_;
-  size_t next_search_start_ = 0;
+  NodeSearch search_;  // the actions' searches share it
+  std::optional<NodeId> FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape, NodeSearch& search);
 
-  // Equivalence cache of the last node search. Tasks of one gang usually share requests and
-  // constraints, so their candidate nodes and scores are computed once and only the nodes that
-  // changed since are re-evaluated. Hooks must therefore depend only on the task's shape
-  // (requests, limits, constraint class) and the node, as kube-scheduler's equivalence classes
-  // assume. Any transition that frees resources makes other nodes feasible again and clears it.
-  struct SearchShape {
-    int32_t constraint_class;
-    Placement placement;
-    bool elastic;
-    Resources request;
-    Resources limit;
-    bool operator==(const SearchShape& o) const {
-      return constraint_class == o.constraint_class && placement == o.placement && elastic == o.elastic &&
-             request == o.request && limit == o.limit;
-    }
-  };
-  struct CachedSearch {
-    bool valid = false;
-    SearchShape shape;
-    uint64_t free_epoch = 0;
-    std::vector<NodeId> nodes;
-    std::vector<double> scores;
-    std::vector<uint64_t> versions;
-  };
-  std::optional<NodeId> FindInCache(const TaskInfo& task, const SearchShape& shape);
-  CachedSearch search_cache_;
+  WaitMemo* wait_memo_ = nullptr;
+  Millis expiry_ = std::numeric_limits<Millis>::max();
+  uint64_t task_state_changes_ = 0;
   std::vector<uint64_t> node_version_;
   uint64_t free_epoch_ = 0;
 

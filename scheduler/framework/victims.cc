@@ -8,6 +8,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "api/log.h"
+#include "api/state_hash.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
 
@@ -67,52 +68,73 @@ std::set<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& poli
   return std::set<TaskId>(allowed.begin(), allowed.end());
 }
 
+// What of a running job may be taken, whatever the policy's kind: its elastic workers that may
+// go, in order, and whether the job may then be taken whole (with `rest`, its other placed tasks).
+struct Candidate {
+  bool eligible = false;  // preemptable, its min placed, elastic-eligible
+  std::vector<TaskId> workers;
+  bool whole_allowed = false;  // none protected, none placed in this session
+  std::vector<TaskId> rest;
+  Resources rest_freed;
+};
+
+Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& preemptor, const VictimPolicy& policy,
+                      const std::vector<bool>& scalable) {
+  Candidate candidate;
+  // MinPlaced first: it is a count for most jobs, and most of a backlog has nothing placed.
+  if (!job.preemptable || !MinPlaced(session, job) || !ElasticEligible(session, job)) return candidate;
+  candidate.eligible = true;
+  // The placed tasks in the job's own eviction order (its elastic workers first), as the
+  // hooks see them: a budget (pdb) spends its allowance on the first it is offered.
+  const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
+  std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
+  const size_t offered_workers = placed.size();
+  const std::set<TaskId> offered(placed.begin(), placed.end());
+  bool busy = false;  // placed in this session: never a victim
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (!IsPlaced(task.status)) continue;
+    busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
+    if (offered.count(t) == 0) placed.push_back(t);
+  }
+  const std::set<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
+  auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || Unpreemptable(session, session.task(t)); };
+  for (size_t i = 0; i < offered_workers; ++i) {
+    if (protected_task(placed[i])) break;  // the ones after it may only go after it
+    candidate.workers.push_back(placed[i]);
+  }
+  candidate.whole_allowed = !busy && std::none_of(placed.begin(), placed.end(), protected_task);
+  for (size_t i = candidate.workers.size(); i < placed.size(); ++i) {
+    candidate.rest.push_back(placed[i]);
+    candidate.rest_freed += session.task(placed[i]).request;
+  }
+  return candidate;
+}
+
+// `candidates` (per job id, computed when first needed) may be shared by the orders of one
+// action run until a plan is kept: a candidate does not depend on the policy's kind.
 VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
-                             const VictimPolicy& policy, const std::vector<bool>& scalable) {
+                             const VictimPolicy& policy, const std::vector<bool>& scalable,
+                             std::vector<std::optional<Candidate>>& candidates) {
   VictimOrder order;
   order.node_ranks.resize(session.nodes().size());
   order.job_ranks.resize(session.cluster().jobs.size());
   order.reachable = FreeCapacity(session);
+  candidates.resize(session.cluster().jobs.size());
   std::map<JobId, std::vector<TaskId>> worker_lists;
   std::vector<Entry> whole;
   for (const JobInfo& job : session.cluster().jobs) {
-    // MinPlaced first: it is a count for most jobs, and most of a backlog has nothing placed.
-    if (job.id == starving.id || !job.preemptable || !MinPlaced(session, job) || !ElasticEligible(session, job)) {
-      continue;
-    }
+    if (job.id == starving.id) continue;
+    std::optional<Candidate>& candidate = candidates[job.id];
+    if (!candidate) candidate = CandidateOf(session, job, preemptor, policy, scalable);
+    if (!candidate->eligible) continue;
     const VictimKind kind = policy.kind(job);
     if (kind == VictimKind::kNone) continue;
-    // The placed tasks in the job's own eviction order (its elastic workers first), as the
-    // hooks see them: a budget (pdb) spends its allowance on the first it is offered.
-    const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
-    std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
-    const std::set<TaskId> offered_workers(placed.begin(), placed.end());
-    bool busy = false;  // placed in this session: never a victim
-    for (TaskId t : job.tasks) {
-      const TaskInfo& task = session.task(t);
-      if (!IsPlaced(task.status)) continue;
-      busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
-      if (offered_workers.count(t) == 0) placed.push_back(t);
+    if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
+      whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
+                            candidate->rest_freed, true});
     }
-    const std::set<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
-    auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || Unpreemptable(session, session.task(t)); };
-    std::vector<TaskId> workers;
-    for (size_t i = 0; i < offered_workers.size(); ++i) {
-      if (protected_task(placed[i])) break;  // the ones after it may only go after it
-      workers.push_back(placed[i]);
-    }
-    if (kind == VictimKind::kWholeJob && !busy &&
-        std::none_of(placed.begin(), placed.end(), protected_task)) {
-      Entry entry{job.id, static_cast<int32_t>(workers.size()), {}, {}, true};
-      const std::set<TaskId> listed(workers.begin(), workers.end());
-      for (TaskId t : placed) {
-        if (listed.count(t) != 0) continue;
-        entry.tasks.push_back(t);
-        entry.freed += session.task(t).request;
-      }
-      whole.push_back(std::move(entry));
-    }
-    if (!workers.empty()) worker_lists.emplace(job.id, std::move(workers));
+    if (!candidate->workers.empty()) worker_lists.emplace(job.id, candidate->workers);
   }
 
   auto add = [&order](Entry entry) {
@@ -211,14 +233,26 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
 struct VictimOrderCache::Entries {
   std::map<std::pair<int64_t, int64_t>, VictimOrder> orders;
   std::vector<int32_t> taken;  // PlanForStarvingJob's scratch, all -1 between plans
+  std::vector<std::optional<Candidate>> candidates;  // shared by the orders until a plan is kept
+  // Plans that failed before the gang hooks were asked, by order key and the shapes of the
+  // unplaced min, and whether they changed task states (and undid them). Until a plan is kept,
+  // another starving job of that key and those shapes fails the same way: its plan reads the
+  // same state, order and policy, and searches nodes afresh (PlanForStarvingJob).
+  std::map<uint64_t, bool> failures;
 };
 VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
-void VictimOrderCache::Clear() { entries_->orders.clear(); }
+void VictimOrderCache::Clear() {
+  entries_->orders.clear();
+  entries_->candidates.clear();
+  entries_->failures.clear();
+}
 
 void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
   // A budget shared by several jobs allows less for each once one of them lost pods.
   if (!session.cluster().disruption_budgets.empty()) return Clear();
+  entries_->failures.clear();
+  entries_->candidates.clear();
   std::set<JobId> victim_jobs;
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
   for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
@@ -263,10 +297,14 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   return policy;
 }
 
-void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
-  const std::vector<bool> scalable = ScalableJobs(session);
+namespace {
+
+// RelieveStarvingJobs' loop; whether any plan fit.
+bool RelieveEach(Session& session, std::string_view action, const StarvingJobHandler& handler,
+                 const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
+  bool any_fit = false;
   VictimOrderCache orders;
-  for (JobId id : StarvingJobs(session)) {
+  for (JobId id : starving) {
     const JobInfo& job = session.job(id);
     std::pair<int64_t, int64_t> key{job.queue, 0};
     std::optional<VictimPolicy> policy = handler.policy(job, key);
@@ -280,11 +318,84 @@ void RelieveStarvingJobs(Session& session, std::string_view action, const Starvi
       continue;
     }
     statement.Commit();
+    any_fit = true;
     orders.Committed(session, plan);
     SettleVictims(session, plan);
     if (handler.settled) handler.settled(plan, /*committed=*/true);
     LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
                          << plan.victims.size() << " pods";
+  }
+  return any_fit;
+}
+
+void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>& scalable, StateHash& hash) {
+  hash.Add(job.version).Add(job.queue).Add(job.priority).Add(static_cast<int32_t>(job.phase)).Add(scalable[job.id]);
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    hash.Add(static_cast<int32_t>(task.status)).Add(task.node);
+  }
+}
+
+}  // namespace
+
+void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
+  const std::vector<bool> scalable = ScalableJobs(session);
+  const std::vector<JobId> starving = StarvingJobs(session);
+  PlanUnlessFruitless(session, action, starving, scalable, [&] { return RelieveEach(session, action, handler, starving, scalable); });
+}
+
+std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::string_view action,
+                                               const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
+  const ClusterSnapshot& cluster = session.cluster();
+  if (!cluster.disruption_budgets.empty()) return std::nullopt;
+  StateHash hash;
+  hash.Add(action);
+  for (const NodeInfo& node : cluster.nodes) {
+    hash.Add(node.version).Add(node.schedulable).Add(node.max_pods).Add(node.allocatable).Add(node.used);
+    hash.Add(node.releasing).Add(node.pipelined).Add(node.used_limits);
+    hash.Add(node.pod_count).Add(node.releasing_pods).Add(node.pipelined_pods);
+  }
+  for (const QueueInfo& queue : cluster.queues) {
+    hash.Add(queue.name).Add(queue.weight).Add(queue.capability).Add(queue.guarantee).Add(queue.open);
+    hash.Add(queue.reclaimable).Add(queue.priority).Add(queue.parent);
+    hash.Add(queue.deserved);
+  }
+  for (const auto& [queue, deserved] : session.queue_deserved()) hash.Add(queue).Add(deserved);
+  for (const std::string& pod : cluster.eviction_refused) hash.Add(pod);
+  // Jobs holding or promised resources (the victims and what they hold), in job order.
+  hash.Add(uint64_t{0xa11});
+  for (const JobInfo& job : cluster.jobs) {
+    const int32_t unplaced = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) + job.Count(TaskStatus::kFailed);
+    if (static_cast<size_t>(unplaced) < job.tasks.size()) HashJob(session, job, scalable, hash);
+  }
+  hash.Add(uint64_t{0x57a});
+  for (JobId id : starving) HashJob(session, session.job(id), scalable, hash);
+  return hash.value();
+}
+
+void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
+                         const std::vector<bool>& scalable, const std::function<bool()>& plan_all) {
+  WaitMemo* memo = session.wait_memo();
+  std::optional<uint64_t> fingerprint;
+  if (memo != nullptr && memo->enabled() && !starving.empty()) {
+    fingerprint = StarvingRunFingerprint(session, action, starving, scalable);
+  }
+  if (fingerprint) {
+    if (const WaitMemo::FruitlessRun* run = memo->Find(action, *fingerprint, session.now())) {
+      if (run->touched) session.ForgetCachedSearches();
+      memo->CountSkipped();
+      LAHAR_LOG(2, action) << starving.size() << " starving jobs: nothing changed since no plan fit, not tried again";
+      return;
+    }
+  }
+  const uint64_t changes_before = session.task_state_changes();
+  const bool any_fit = plan_all();
+  if (!fingerprint) return;
+  memo->CountTried();
+  if (any_fit) {
+    memo->Forget(action);
+  } else {
+    memo->Remember(action, {*fingerprint, session.task_state_changes() != changes_before, session.expiry()});
   }
 }
 
@@ -348,15 +459,43 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return policy.room ? policy.room(task) : session.Allocatable(queue, task);
   };
 
+  // A job of the same key and shapes failed since the last kept plan: this one fails alike.
+  uint64_t shapes = 0;
+  if (cache != nullptr) {
+    StateHash hash;
+    hash.Add(key.first).Add(key.second);
+    for (TaskId t : *tasks) {
+      const TaskInfo& task = session.task(t);
+      hash.Add(task.constraint_class).Add(task.request).Add(task.limit);
+    }
+    shapes = hash.value();
+    auto failed = cache->entries().failures.find(shapes);
+    if (failed != cache->entries().failures.end()) {
+      if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left
+      LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
+      return plan;
+    }
+  }
+  const uint64_t changes_before = session.task_state_changes();
+  bool gang_asked = false;
+  absl::Cleanup remember_failure = [&] {
+    if (cache != nullptr && !plan.fits && !gang_asked) {
+      cache->entries().failures.emplace(shapes, session.task_state_changes() != changes_before);
+    }
+  };
+
   std::optional<VictimOrder> own_order;  // built when the first task needs evictions
   const TaskInfo& preemptor = session.task(tasks->front());
   auto ensure_order = [&]() -> const VictimOrder& {
     if (cache != nullptr) {
       auto [it, inserted] = cache->entries().orders.try_emplace(key);
-      if (inserted) it->second = BuildVictimOrder(session, job, preemptor, policy, scalable);
+      if (inserted) it->second = BuildVictimOrder(session, job, preemptor, policy, scalable, cache->entries().candidates);
       return it->second;
     }
-    if (!own_order) own_order = BuildVictimOrder(session, job, preemptor, policy, scalable);
+    if (!own_order) {
+      std::vector<std::optional<Candidate>> candidates;
+      own_order = BuildVictimOrder(session, job, preemptor, policy, scalable, candidates);
+    }
     return *own_order;
   };
 
@@ -376,6 +515,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // plan costs what it looks at, not the number of jobs.
   std::vector<int32_t> own_taken;
   std::vector<int32_t>& taken = cache != nullptr ? cache->entries().taken : own_taken;
+  // Node searches of this plan alone: what it finds depends on the state, never on other plans.
+  Session::NodeSearch search;
   if (taken.size() != session.cluster().jobs.size()) taken.assign(session.cluster().jobs.size(), -1);
   std::vector<JobId> touched;
   absl::Cleanup reset_taken = [&taken, &touched] {
@@ -465,7 +606,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       take_through(*next);
     }
     // b. Room on a node without (more) evictions.
-    NodeId node = session.FindBestNode(task, Placement::kFutureIdle);
+    NodeId node = session.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
     if (node != kNoId) {
       statement.Pipeline(t, node);
       plan.placements.emplace_back(t, node);
@@ -544,6 +685,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     statement.Pipeline(t, best);
     plan.placements.emplace_back(t, best);
   }
+  gang_asked = true;
   plan.fits = session.JobPipelined(job);
   return plan;
 }

@@ -27,7 +27,7 @@ namespace lahar {
 namespace {
 
 constexpr char kUsage[] = R"(Usage:
-  lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [-v LEVEL]
+  lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [--no-skip] [-v LEVEL]
   lahar-sim compare FILE --config A.conf --config B.conf [...] [--out DIR] [--until DURATION]
   lahar-sim plugins
 
@@ -45,6 +45,9 @@ Options:
   --out DIR         write events.jsonl, summary.json and report.html to DIR (compare: one
                     folder per configuration and one report.html side by side).
   --until DURATION  stop at this simulated time (e.g. 8h, 1h30m, 3600).
+  --no-skip         try every waiting job in every session, even when nothing it depends on
+                    changed since it last failed (for checking: events are identical, only the
+                    run is slower).
   -v LEVEL          log verbosity on stderr (0 quiet, 1 info, 2 every decision).
   -h, --help        this text.
 
@@ -58,6 +61,7 @@ struct Flags {
   std::vector<std::string> configs;
   std::string out;
   Millis until = -1;
+  bool no_skip = false;
 };
 
 absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
@@ -85,6 +89,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       auto d = ParseDuration(v);
       if (!d.ok()) return absl::InvalidArgumentError(StrCat("--until: ", d.status().message()));
       flags.until = *d;
+    } else if (arg == "--no-skip") {
+      flags.no_skip = true;
     } else if (is("-v") || is("--v") || is("--log-level")) {
       ASSIGN_OR_RETURN(std::string v, value("-v"));
       int level;
@@ -194,6 +200,7 @@ absl::Status Main(const Flags& flags) {
   for (const auto& [label, config] : configs) {
     SimOptions options;
     options.until = flags.until;
+    options.skip_unchanged = !flags.no_skip;
     options.config_label = label;
     SimProgress last;
     const std::string& name = label;  // clang before 16 cannot capture a structured binding
@@ -203,10 +210,13 @@ absl::Status Main(const Flags& flags) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (terminal) std::cerr << "\r\033[K";  // clear the progress line
     // One line per run, whatever stderr is: how much was simulated, how fast.
-    std::cerr << StrFormat("lahar-sim: %s: %s simulated in %.1fs (%.0fx real time), %d/%d jobs completed, %lld sessions\n",
+    std::cerr << StrFormat("lahar-sim: %s: %s simulated in %.1fs (%.0fx real time), %d/%d jobs completed, %lld sessions, "
+                           "%lld of %lld evicting runs skipped as unchanged\n",
                            label.c_str(), HumanSeconds(run.figures.end_time).c_str(), wall,
                            wall > 0 ? run.figures.end_time / wall : 0.0, run.figures.completed_jobs, run.figures.jobs,
-                           static_cast<long long>(run.figures.sessions));
+                           static_cast<long long>(run.figures.sessions),
+                           static_cast<long long>(run.figures.skipped_runs),
+                           static_cast<long long>(run.figures.skipped_runs + run.figures.tried_runs));
     runs.push_back(std::move(run));
   }
   std::cout << FormatSummaryTable(input.name, runs);

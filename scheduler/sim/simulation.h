@@ -15,6 +15,7 @@
 #include "cache/cluster_cache.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
+#include "scheduler/framework/wait_memo.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/summary.h"
 
@@ -93,7 +94,7 @@ class Simulation {
   Simulation(const SimInput& input, const SchedulerConfig& config, const Registry& registry,
              const SimOptions& options)
       : input_(input), config_(config), registry_(registry), options_(options),
-        cache_(CacheOptions{{"lahar", "volcano"}, "default"}) {}
+        cache_(CacheOptions{{"lahar", "volcano"}, "default"}), wait_memo_(options.skip_unchanged) {}
 
   absl::StatusOr<SimRun> Run();
 
@@ -145,6 +146,7 @@ class Simulation {
   const Registry& registry_;
   const SimOptions& options_;
   ClusterCache cache_;
+  WaitMemo wait_memo_;  // carried from session to session
 
   Millis now_ = 0;
   std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;

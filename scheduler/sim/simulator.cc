@@ -126,7 +126,7 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
 }
 
 absl::Status Simulation::RunSession() {
-  ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_), config_, registry_));
+  ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_), config_, registry_, &wait_memo_));
   ++sessions_;
   session_micros_.push_back(static_cast<double>(result.duration_micros));
   for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
@@ -297,6 +297,8 @@ RunRecord Simulation::TakeRecord() {
   record.used_integral = std::move(used_integral_);
   record.allocatable_integral = std::move(allocatable_integral_);
   record.sessions = sessions_;
+  record.skipped_runs = wait_memo_.skipped();
+  record.tried_runs = wait_memo_.tried();
   record.binds = binds_;
   record.evictions = evictions_;
   record.session_micros = std::move(session_micros_);

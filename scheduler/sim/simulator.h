@@ -30,6 +30,9 @@ struct SimProgress {
 
 struct SimOptions {
   Millis until = -1;  // stop at this simulated time; -1: when nothing more can happen
+  // Sessions skip work that cannot turn out differently from the last time (WaitMemo). Off,
+  // every session tries everything: the events are the same.
+  bool skip_unchanged = true;
   std::string config_label = "default";
   // Called about once a second of wall time while the run goes on (never in tests' short runs);
   // what it shows never feeds back into the simulation.
@@ -47,6 +50,9 @@ struct SimFigures {
   std::vector<std::pair<std::string, double>> utilization;  // resource -> fraction, by name
   int64_t evictions = 0;
   int64_t sessions = 0;
+  // Evicting-action runs skipped because nothing they read changed since they found no plan
+  // (WaitMemo), and runs tried in full with a fingerprint.
+  int64_t skipped_runs = 0, tried_runs = 0;
   int64_t binds = 0;
   double session_p50_micros = 0, session_p99_micros = 0;
   double end_time = 0;  // seconds of simulated time covered

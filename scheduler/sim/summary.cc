@@ -72,6 +72,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   std::sort(f.utilization.begin(), f.utilization.end());
   f.evictions = record.evictions;
   f.sessions = record.sessions;
+  f.skipped_runs = record.skipped_runs;
+  f.tried_runs = record.tried_runs;
   f.binds = record.binds;
   f.session_p50_micros = Percentile(record.session_micros, 0.5);
   f.session_p99_micros = Percentile(record.session_micros, 0.99);

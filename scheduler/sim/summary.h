@@ -34,6 +34,7 @@ struct RunRecord {
   std::map<std::string, std::vector<ShareSample>> queue_shares;  // queue -> over time
   std::vector<double> used_integral, allocatable_integral;        // per resource id
   int64_t sessions = 0, binds = 0, evictions = 0;
+  int64_t skipped_runs = 0, tried_runs = 0;
   std::vector<double> session_micros;                      // wall time per session
   std::map<std::string, std::vector<double>> action_micros;  // action -> wall time per session
 };

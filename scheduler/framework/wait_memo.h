@@ -1,0 +1,58 @@
+// What one session leaves for the next about waiting work, owned by whoever runs the sessions
+// (the simulator, the daemon) and handed to each through RunSchedulingCycle.
+//
+// A session re-examines waiting jobs although almost nothing changed since the last one. The
+// memo lets an action skip a run that cannot turn out differently: the run is described by a
+// fingerprint of everything it reads (the action's own choice, see FingerprintOf in
+// victims.h), and a run that changed nothing (it found no plan for any starving job) is
+// remembered with it. The next run with an equal fingerprint, before any plugin's answer
+// changes by time alone (Session::ExpiresAt: cooldowns, sla deadlines), is skipped, and its only
+// trace on the session (task states changed and undone, which invalidates cached node searches)
+// is replayed. A skipped run and a run tried in full give the same decisions: with the memo
+// disabled (`lahar-sim run --no-skip`) every run is tried, and events are byte-identical.
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_WAIT_MEMO_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_WAIT_MEMO_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "api/cluster_info.h"
+
+namespace lahar {
+
+class WaitMemo {
+ public:
+  explicit WaitMemo(bool enabled = true) : enabled_(enabled) {}
+
+  bool enabled() const { return enabled_; }
+
+  // A run of `action` that changed nothing, in state `fingerprint`; `touched`: it changed task
+  // states and undid them. Valid until `expires` (exclusive).
+  struct FruitlessRun {
+    uint64_t fingerprint = 0;
+    bool touched = false;
+    Millis expires = 0;
+  };
+  // The remembered run of `action` when it had this fingerprint and has not expired at `now`.
+  const FruitlessRun* Find(std::string_view action, uint64_t fingerprint, Millis now) const;
+  void Remember(std::string_view action, const FruitlessRun& run);
+  void Forget(std::string_view action);
+
+  // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
+  int64_t skipped() const { return skipped_; }
+  int64_t tried() const { return tried_; }
+  void CountSkipped() { ++skipped_; }
+  void CountTried() { ++tried_; }
+
+ private:
+  bool enabled_;
+  std::map<std::string, FruitlessRun, std::less<>> runs_;
+  int64_t skipped_ = 0;
+  int64_t tried_ = 0;
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_WAIT_MEMO_H_
