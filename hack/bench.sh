@@ -1,25 +1,62 @@
 #!/usr/bin/env bash
-# Benchmarks (not part of the tests; timings are reported, never asserted).
-#   1. One session placing 5,000 gangs x 10 pods on 5,000 nodes, against a baseline loop
-#      measured in the same run (test/bench/session_bench.cc).
-#   2. lahar-sim on a week-long synthetic trace: 1,000 nodes, 10,000 jobs.
-#   3. With CALLGRIND=1: instruction counts of a smaller session (stable on noisy machines).
+# Benchmarks (not part of the tests; timings are reported, never asserted), then a table of
+# each figure beside issue 12's target. Well under 15 minutes on a 2-core machine.
+#   1. session_bench: one session placing 5,000 gangs x 10 pods on 5,000 nodes, against a
+#      first-fit baseline measured in the same run (test/bench/session_bench.cc).
+#   2. session_bench --backlog: 5,000 nodes, 10,000 waiting gangs that fit nowhere and one new
+#      job that fits; the second session, with and without the sessions' memory (WaitMemo).
+#   3. lahar-sim on the synthetic bench-week trace (1,000 nodes, 10,000 jobs), first 24 h.
+#   4. lahar-sim on the whole Microsoft Philly trace (56 nodes, JSON form), first 30 days.
+#   5. With CALLGRIND=1: instruction counts of a smaller session (stable on noisy machines).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/install-deps.sh
 NINJA_TARGETS="session_bench lahar-sim" hack/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DLAHAR_TESTS=OFF
+mkdir -p out/bench
+sim=build-release/bin/lahar-sim
+
+# cpu SECONDS and peak KB of a command, into $cpu and $peak.
+measure() {
+  /usr/bin/time -f "%U %M" -o out/bench/time.txt "$@" >/dev/null 2>out/bench/stderr.txt
+  read -r cpu peak <out/bench/time.txt
+}
 
 echo "== session benchmark"
-build-release/bin/session_bench --repeat 3
+build-release/bin/session_bench --repeat 3 | tee out/bench/session.txt
+echo "== backlog session"
+build-release/bin/session_bench --nodes 5000 --backlog 10000 --repeat 3 | tee out/bench/backlog.txt
 
-echo "== lahar-sim, one simulated week (1,000 nodes, 10,000 jobs)"
-trace=out/bench/bench-week.yaml
-mkdir -p out/bench
-[ -f "$trace" ] || python3 hack/traces/synthetic.py bench-week --seed 1 -o "$trace"
-start=$(date +%s.%N)
-build-release/bin/lahar-sim run "$trace" --out out/bench/week
-end=$(date +%s.%N)
-echo "wall time: $(python3 -c "print(round($end - $start, 1))") s"
+week=out/bench/bench-week.yaml
+[ -f "$week" ] || python3 hack/traces/synthetic.py bench-week --seed 1 -o "$week"
+echo "== lahar-sim, bench-week, first 24 h"
+measure "$sim" run "$week" --until 24h
+week_cpu=$cpu
+tail -n 1 out/bench/stderr.txt
+
+philly=out/bench/philly-full.json
+csv="$(hack/fixtures-dir.sh 2>/dev/null || true)"
+csv="${csv%/fixtures}/traces/philly.csv"
+if [ ! -f "$philly" ] && [ -f "$csv" ]; then
+  python3 hack/traces/philly_to_scenario.py --input "$csv" --nodes 56 --format json -o "$philly"
+fi
+philly_cpu="-" philly_peak="-" load_cpu="-" load_peak="-"
+if [ -f "$philly" ]; then
+  echo "== lahar-sim, whole Philly trace: load, then the first 30 days"
+  measure "$sim" run "$philly" --until 1s
+  load_cpu=$cpu load_peak=$((peak / 1024))
+  measure "$sim" run "$philly" --until 720h
+  philly_cpu=$cpu philly_peak=$((peak / 1024))
+  tail -n 1 out/bench/stderr.txt
+fi
+
+echo
+echo "| work | target | measured |"
+echo "|---|---|---|"
+echo "| bench-week, first 24 h of the week | whole week < 10 s CPU | ${week_cpu} s CPU |"
+echo "| whole Philly trace, load | < 2 s, < 200 MB | ${load_cpu} s, ${load_peak} MB |"
+echo "| whole Philly trace, first 30 days | whole trace < 60 s CPU, < 500 MB | ${philly_cpu} s CPU, ${philly_peak} MB |"
+echo "| one session: 5,000 nodes, 10,000 gangs that cannot fit, 1 new job | < 5 ms | $(awk '/^session:/ {print $2, $3}' out/bench/backlog.txt) (without memory: $(awk '/^baseline:/ {print $2, $3}' out/bench/backlog.txt)) |"
+echo "| session_bench (empty cluster, everything placeable) | no slower than before | $(grep -E '^(session|ratio)' out/bench/session.txt | tr '\n' ' ') |"
 
 if [ "${CALLGRIND:-0}" = 1 ]; then
   echo "== callgrind: 1,000 nodes, 1,000 gangs"

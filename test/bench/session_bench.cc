@@ -6,6 +6,7 @@
 // ratio says what the framework's ordering, plugins and transactions cost.
 //
 //   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N] [--config FILE]
+//                                   [--starving N | --backlog N]
 //
 // With --starving N (issue 10): every node full of running gangs of one queue that borrowed the
 // whole cluster, and N starving gangs of three other queues, each needing one node's worth: one
@@ -190,6 +191,83 @@ int StarvingMain(int nodes, int starving, int repeat, const std::string& config_
   return 0;
 }
 
+// With --backlog N (issue 12): every node holds a running gang of queue-0 that leaves 16 cpu
+// free, and N admitted gangs of queue-0 wait whose pods (32 cpu) fit no node, and which nothing
+// may be evicted for (same queue, same priority). A first session learns that; then one new job
+// that fits arrives, and the second session is timed: with the sessions' memory (WaitMemo) it
+// costs what changed, without it (the baseline, same run) it re-examines the whole backlog.
+int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_text) {
+  auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
+    return 1;
+  }
+  auto add_gang = [](ClusterCache& cache, const std::string& name, int pods, const Resources& request,
+                     const std::string& node) {
+    PodGroup pg;
+    pg.meta.name = name;
+    pg.meta.namespace_ = "bench";
+    pg.meta.uid = name;
+    pg.min_member = pods;
+    pg.queue = "queue-0";
+    pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+    for (int p = 0; p < pods; ++p) {
+      Pod pod;
+      pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
+      pod.meta.namespace_ = "bench";
+      pod.meta.uid = pod.meta.name;
+      pod.meta.annotations[kGroupNameAnnotation] = name;
+      pod.scheduler_name = "lahar";
+      pod.requests = request;
+      pod.limits = request;
+      pod.node_name = node;
+      if (!node.empty()) pod.phase = PodPhase::kRunning;
+      pg.min_resources += request;
+      cache.UpsertPod(std::move(pod));
+    }
+    cache.UpsertPodGroup(std::move(pg));
+  };
+  auto second_session = [&](bool memo_enabled) {
+    double best = 1e9;
+    size_t binds = 0;
+    for (int r = 0; r < repeat; ++r) {
+      ClusterCache cache;
+      Queue queue;
+      queue.meta.name = "queue-0";
+      cache.UpsertQueue(std::move(queue));
+      for (int i = 0; i < nodes; ++i) {
+        Node node;
+        node.meta.name = StrFormat("node-%05d", i);
+        node.meta.labels[kHostnameLabel] = node.meta.name;
+        node.allocatable = Make(64000, 512, 8);
+        node.allocatable.Set(kPods, 110);
+        node.capacity = node.allocatable;
+        cache.UpsertNode(std::move(node));
+        add_gang(cache, StrFormat("running-%05d", i), 3, Make(16000, 64, 2), StrFormat("node-%05d", i));
+      }
+      for (int g = 0; g < backlog; ++g) add_gang(cache, StrFormat("waiting-%05d", g), 4, Make(32000, 64, 2), "");
+      WaitMemo memo(memo_enabled);
+      if (!RunSchedulingCycle(cache.Snapshot(1'000'000), *config, BuiltinRegistry(), &memo).ok()) std::exit(1);
+      add_gang(cache, "new", 1, Make(8000, 16, 0), "");
+      ClusterSnapshot snapshot = cache.Snapshot(1'001'000);
+      auto start = std::chrono::steady_clock::now();
+      auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &memo);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (!result.ok()) std::exit(1);
+      binds = result->binds.size();
+    }
+    return std::make_pair(best, binds);
+  };
+  auto [with_memo, binds] = second_session(true);
+  auto [without_memo, unused] = second_session(false);
+  std::printf("cluster: %d nodes with 16 cpu free each, %d waiting gangs that fit nowhere, 1 new job that fits\n",
+              nodes, backlog);
+  std::printf("session:   %.1f ms, %zu pods bound (best of %d)\n", with_memo * 1e3, binds, repeat);
+  std::printf("baseline:  %.1f ms, the same session without the sessions' memory\n", without_memo * 1e3);
+  std::printf("ratio:     %.2fx the baseline session\n", with_memo / without_memo);
+  return 0;
+}
+
 // The baseline: first fit over a flat array, no ordering, no plugins, no transactions.
 int64_t FirstFit(const ClusterSnapshot& snapshot) {
   std::vector<Resources> free;
@@ -215,7 +293,7 @@ double Since(std::chrono::steady_clock::time_point start) {
 }
 
 int Main(int argc, char** argv) {
-  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0;
+  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0, backlog = 0;
   std::string config_text(DefaultSchedulerConfigYaml());
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--config")) {  // another configuration, e.g. without reclaim
@@ -228,7 +306,9 @@ int Main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--gangs")) gangs = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--starving")) starving = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--backlog")) backlog = std::atoi(argv[i + 1]);
   }
+  if (backlog > 0) return BacklogMain(nodes, backlog, repeat, config_text);
   if (starving > 0) return StarvingMain(nodes, starving, repeat, config_text);
   ClusterCache cache;
   BuildCluster(cache, nodes, gangs);
