@@ -220,8 +220,7 @@ absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_vie
   pod->node_name = std::string(node_name);
   it->second.pod = std::move(pod);
   it->second.assumed_bound = true;
-  it->second.version = ++next_version_;
-  MarkDirty(it->second.job_key);
+  PodChanged(it->second);
   return absl::OkStatus();
 }
 
@@ -229,8 +228,7 @@ absl::Status ClusterCache::MarkReleasing(std::string_view pod_key) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end()) return absl::NotFoundError(StrCat("pod ", pod_key, " is not in the cache"));
   it->second.releasing = true;
-  it->second.version = ++next_version_;
-  MarkDirty(it->second.job_key);
+  PodChanged(it->second);
   return absl::OkStatus();
 }
 
@@ -241,16 +239,14 @@ void ClusterCache::ForgetBound(std::string_view pod_key) {
   pod->node_name.clear();
   it->second.pod = std::move(pod);
   it->second.assumed_bound = false;
-  it->second.version = ++next_version_;
-  MarkDirty(it->second.job_key);
+  PodChanged(it->second);
 }
 
 void ClusterCache::ForgetReleasing(std::string_view pod_key) {
   auto it = pods_.find(pod_key);
   if (it == pods_.end() || !it->second.releasing) return;
   it->second.releasing = false;
-  it->second.version = ++next_version_;
-  MarkDirty(it->second.job_key);
+  PodChanged(it->second);
 }
 
 void ClusterCache::MarkEvictionRefused(std::string_view pod_key, Millis until) {

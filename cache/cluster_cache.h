@@ -113,6 +113,11 @@ class ClusterCache {
   int32_t ConstraintClass(const Pod& pod);
   void Unlink(const std::string& pod_key, const PodEntry& entry);
   void MarkDirty(std::string_view job_key);
+  // A pod entry of ours changed in place: a new version, and its job's block is rebuilt.
+  void PodChanged(PodEntry& entry) {
+    entry.version = ++next_version_;
+    MarkDirty(entry.job_key);
+  }
   void MarkAllDirty() { all_dirty_ = true; }
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
 

@@ -37,10 +37,6 @@ class ElasticPlugin : public Plugin {
     };
     session.AddEventHandler({invalidate, invalidate});
 
-    // Scalable changes when a cooldown ends, with nothing else changing.
-    for (const JobInfo& job : session.cluster().jobs) {
-      if (job.last_scale_time != kNeverMillis) session.ExpiresAt(job.last_scale_time + CooldownOf(job));
-    }
     session.AddElasticOrderFn([this](const JobInfo& l, const JobInfo& r) { return CompareElastic(l, r); });
     session.AddScalableFn([this](const JobInfo& job) { return OutsideCooldown(job); });
     if (options_.cpu_by_limits) {
@@ -83,12 +79,10 @@ class ElasticPlugin : public Plugin {
     return cached == kNoId ? *kNone : session_->task(cached).request;
   }
 
-  Millis CooldownOf(const JobInfo& job) const {
-    return job.cooldown_override >= 0 ? job.cooldown_override : options_.cooldown;
-  }
   bool OutsideCooldown(const JobInfo& job) const {
     if (job.last_scale_time == kNeverMillis) return true;
-    return session_->now() - job.last_scale_time >= CooldownOf(job);
+    const Millis cooldown = job.cooldown_override >= 0 ? job.cooldown_override : options_.cooldown;
+    return session_->now() - job.last_scale_time >= cooldown;
   }
 
   bool IsExtended(ResourceId id) {

@@ -20,18 +20,20 @@ class SlaPlugin : public Plugin {
   void OnSessionOpen(Session& session) override {
     const Millis now = session.cluster().now;
     const Millis default_limit = waiting_time_;
-    // The job's deadline when it is past it, else nullopt.
-    auto overdue_since = [now, default_limit](const JobInfo& job) -> std::optional<Millis> {
+    auto deadline_of = [default_limit](const JobInfo& job) -> std::optional<Millis> {
       const Millis limit = job.sla_waiting_time >= 0 ? job.sla_waiting_time : default_limit;
       if (limit < 0) return std::nullopt;
-      const Millis deadline = job.creation_timestamp * 1000 + limit;
-      if (now < deadline) return std::nullopt;
+      return job.creation_timestamp * 1000 + limit;
+    };
+    // The job's deadline when it is past it, else nullopt.
+    auto overdue_since = [now, deadline_of](const JobInfo& job) -> std::optional<Millis> {
+      std::optional<Millis> deadline = deadline_of(job);
+      if (!deadline || now < *deadline) return std::nullopt;
       return deadline;
     };
     // Votes and order change when a deadline passes, with nothing else changing.
     for (const JobInfo& job : session.cluster().jobs) {
-      const Millis limit = job.sla_waiting_time >= 0 ? job.sla_waiting_time : default_limit;
-      if (limit >= 0) session.ExpiresAt(job.creation_timestamp * 1000 + limit);
+      if (std::optional<Millis> deadline = deadline_of(job)) session.ExpiresAt(*deadline);
     }
     session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) {
       return overdue_since(job).has_value() ? kPermit : kAbstain;

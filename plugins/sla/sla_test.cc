@@ -1,9 +1,12 @@
 // Tests of the sla plugin: a job past its waiting time limit is admitted and served first.
 #include "plugins/sla/sla.h"
 
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/framework/session.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
@@ -89,6 +92,17 @@ TEST_CASE("sla: an overdue job is served before younger ones of its queue, earli
   CHECK(out.binds.count("default/c-w-0") == 1);  // both overdue: c's deadline (40m) is earlier
   // Neither overdue yet: the other plugins decide.
   CHECK(RunSession(b, Config(), kHour / 2).binds.count("default/a-w-0") == 1);
+}
+
+TEST_CASE("sla: a session knows when the next deadline passes, so remembered waits end then") {
+  ClusterBuilder b = FullQueue();  // `late` created at 0
+  SchedulerConfig config = testing::MustParseConfig(Config({{"sla-waiting-time", "1h"}}));
+  auto before = Session::Open(b.Snapshot(kHour / 2), config, BuiltinRegistry());
+  REQUIRE(before.ok());
+  CHECK((*before)->expiry() == kHour);
+  auto after = Session::Open(b.Snapshot(2 * kHour), config, BuiltinRegistry());
+  REQUIRE(after.ok());
+  CHECK((*after)->expiry() == std::numeric_limits<Millis>::max());  // every deadline has passed
 }
 
 TEST_CASE("sla: arguments are checked") {

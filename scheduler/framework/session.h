@@ -146,7 +146,7 @@ class Session {
   // kube-scheduler's equivalence classes assume. Any transition that frees resources makes
   // other nodes feasible again and invalidates it. What a search returns depends on this
   // history: the session keeps one for its actions, and a caller whose searches must depend
-  // only on the cluster's state (the victim planner) keeps its own, fresh per action.
+  // only on the cluster's state (the victim planner) keeps its own, fresh per plan.
   class NodeSearch {
    private:
     friend class Session;

@@ -336,14 +336,7 @@ void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>
   }
 }
 
-}  // namespace
-
-void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
-  const std::vector<bool> scalable = ScalableJobs(session);
-  const std::vector<JobId> starving = StarvingJobs(session);
-  PlanUnlessFruitless(session, action, starving, scalable, [&] { return RelieveEach(session, action, handler, starving, scalable); });
-}
-
+// PlanUnlessFruitless' fingerprint of the state, nullopt when it cannot be had.
 std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::string_view action,
                                                const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
   const ClusterSnapshot& cluster = session.cluster();
@@ -371,6 +364,14 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   hash.Add(uint64_t{0x57a});
   for (JobId id : starving) HashJob(session, session.job(id), scalable, hash);
   return hash.value();
+}
+
+}  // namespace
+
+void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
+  const std::vector<bool> scalable = ScalableJobs(session);
+  const std::vector<JobId> starving = StarvingJobs(session);
+  PlanUnlessFruitless(session, action, starving, scalable, [&] { return RelieveEach(session, action, handler, starving, scalable); });
 }
 
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,

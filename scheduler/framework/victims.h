@@ -141,20 +141,16 @@ std::vector<bool> ScalableJobs(const Session& session);
 
 // Runs `plan_all` (an evicting action's plans for the starving jobs `starving`; it returns whether
 // any plan fit) unless the session's WaitMemo remembers a run of `action` that found none in the
-// same state, and remembers this run when it finds none. The state is fingerprinted whole (see
-// StarvingRunFingerprint); a skipped run's only trace, task states changed and undone, is
-// replayed. `plan_all` must search nodes with its own Session::NodeSearch, fresh per run, so that
-// its answers depend on the state alone.
+// same state, and remembers this run when it finds none. The state is everything the plans
+// read, hashed: the nodes, the queues and their deserved shares, every job holding or promised
+// resources and every starving job (in job order, not by id: version, queue, priority, phase,
+// whether its workers may go, each task's status and node), and the evictions the apiserver
+// refused; with PodDisruptionBudgets (their allowances count pods the hash leaves out) every run
+// is tried. A skipped run's only trace, task states changed and undone, is replayed. `plan_all`
+// must search nodes with a Session::NodeSearch of its own, fresh per plan, so that its answers
+// depend on the state alone.
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
                          const std::vector<bool>& scalable, const std::function<bool()>& plan_all);
-
-// Everything the plans of an evicting action for `starving` read, hashed: the nodes, the queues
-// and their deserved shares, every job holding or promised resources and every starving job (in
-// job order, not by id: spec version, queue, priority, phase, whether its workers may go, each
-// task's status and node), and the evictions the apiserver refused. nullopt when the session has
-// PodDisruptionBudgets (their allowances count pods it leaves out).
-std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::string_view action,
-                                               const std::vector<JobId>& starving, const std::vector<bool>& scalable);
 
 // "<verb> <namespace>/<job>": elastic-preempted-for, preempted-for, reclaimed-for.
 std::string EvictionReason(std::string_view verb, const JobInfo& starving);

@@ -9,16 +9,4 @@ const WaitMemo::FruitlessRun* WaitMemo::Find(std::string_view action, uint64_t f
   return &it->second;
 }
 
-void WaitMemo::Remember(std::string_view action, const FruitlessRun& run) {
-  if (!enabled_) return;
-  auto it = runs_.find(action);
-  if (it == runs_.end()) it = runs_.emplace(std::string(action), run).first;
-  it->second = run;
-}
-
-void WaitMemo::Forget(std::string_view action) {
-  auto it = runs_.find(action);
-  if (it != runs_.end()) runs_.erase(it);
-}
-
 }  // namespace lahar

@@ -3,8 +3,7 @@
 //
 // A session re-examines waiting jobs although almost nothing changed since the last one. The
 // memo lets an action skip a run that cannot turn out differently: the run is described by a
-// fingerprint of everything it reads (the action's own choice, see FingerprintOf in
-// victims.h), and a run that changed nothing (it found no plan for any starving job) is
+// fingerprint of everything it reads (see PlanUnlessFruitless in victims.h), and a run that changed nothing (it found no plan for any starving job) is
 // remembered with it. The next run with an equal fingerprint, before any plugin's answer
 // changes by time alone (Session::ExpiresAt: cooldowns, sla deadlines), is skipped, and its only
 // trace on the session (task states changed and undone, which invalidates cached node searches)
@@ -37,8 +36,10 @@ class WaitMemo {
   };
   // The remembered run of `action` when it had this fingerprint and has not expired at `now`.
   const FruitlessRun* Find(std::string_view action, uint64_t fingerprint, Millis now) const;
-  void Remember(std::string_view action, const FruitlessRun& run);
-  void Forget(std::string_view action);
+  void Remember(std::string_view action, const FruitlessRun& run) {
+    if (enabled_) runs_.insert_or_assign(std::string(action), run);
+  }
+  void Forget(std::string_view action) { runs_.erase(std::string(action)); }
 
   // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
   int64_t skipped() const { return skipped_; }

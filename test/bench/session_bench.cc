@@ -53,97 +53,77 @@ Resources Make(int64_t cpu_milli, int64_t memory_gi, int64_t gpus) {
   return r;
 }
 
-void BuildCluster(ClusterCache& cache, int nodes, int gangs) {
-  Lcg rng;
-  for (int i = 0; i < nodes; ++i) {
-    Node node;
-    bool gpu = i % 2 == 0;
-    node.meta.name = StrFormat("node-%05d", i);
-    node.meta.labels[kHostnameLabel] = node.meta.name;
-    node.allocatable = gpu ? Make(64000, 512, 8) : Make(64000, 256, 0);
-    node.allocatable.Set(kPods, 110);
-    node.capacity = node.allocatable;
-    cache.UpsertNode(std::move(node));
-  }
-  for (int q = 0; q < 4; ++q) {
+// Node node-<i> with `allocatable` and 110 pod slots.
+void AddNode(ClusterCache& cache, int i, const Resources& allocatable) {
+  Node node;
+  node.meta.name = StrFormat("node-%05d", i);
+  node.meta.labels[kHostnameLabel] = node.meta.name;
+  node.allocatable = allocatable;
+  node.allocatable.Set(kPods, 110);
+  node.capacity = node.allocatable;
+  cache.UpsertNode(std::move(node));
+}
+
+void AddQueues(ClusterCache& cache, int count) {
+  for (int q = 0; q < count; ++q) {
     Queue queue;
     queue.meta.name = StrCat("queue-", q);
-    queue.weight = 1;
     cache.UpsertQueue(std::move(queue));
   }
+}
+
+// Gang bench/<name> of `pods` pods of `request` in `queue`: running on `node` since `start`, or
+// admitted and waiting when `node` is empty.
+void AddGang(ClusterCache& cache, const std::string& name, const std::string& queue, int pods,
+             const Resources& request, const std::string& node, int64_t start = 0) {
+  PodGroup pg;
+  pg.meta.name = name;
+  pg.meta.namespace_ = "bench";
+  pg.meta.uid = name;
+  pg.min_member = pods;
+  pg.queue = queue;
+  pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+  for (int p = 0; p < pods; ++p) {
+    Pod pod;
+    pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
+    pod.meta.namespace_ = "bench";
+    pod.meta.uid = pod.meta.name;
+    pod.meta.annotations[kGroupNameAnnotation] = name;
+    pod.scheduler_name = "lahar";
+    pod.requests = request;
+    pod.limits = request;
+    pod.node_name = node;
+    if (!node.empty()) {
+      pod.phase = PodPhase::kRunning;
+      pod.start_time_ms = start;
+    }
+    pg.min_resources += request;
+    cache.UpsertPod(std::move(pod));
+  }
+  cache.UpsertPodGroup(std::move(pg));
+}
+
+void BuildCluster(ClusterCache& cache, int nodes, int gangs) {
+  Lcg rng;
+  for (int i = 0; i < nodes; ++i) AddNode(cache, i, i % 2 == 0 ? Make(64000, 512, 8) : Make(64000, 256, 0));
+  AddQueues(cache, 4);
   for (int g = 0; g < gangs; ++g) {
     bool gpu = g % 10 < 3;  // 30% GPU gangs
     Resources request = gpu ? Make(4000, 32, 1) : Make(1000 * rng.Uniform(2, 4), rng.Uniform(4, 16), 0);
-    PodGroup pg;
-    pg.meta.name = StrFormat("gang-%05d", g);
-    pg.meta.namespace_ = "bench";
-    pg.meta.uid = pg.meta.name;
-    pg.min_member = 10;
-    pg.queue = StrCat("queue-", g % 4);
-    pg.phase = PodGroupPhase::kInqueue;
-    for (int p = 0; p < 10; ++p) pg.min_resources += request;
-    for (int p = 0; p < 10; ++p) {
-      Pod pod;
-      pod.meta.name = StrFormat("gang-%05d-worker-%d", g, p);
-      pod.meta.namespace_ = "bench";
-      pod.meta.uid = pod.meta.name;
-      pod.meta.annotations[kGroupNameAnnotation] = pg.meta.name;
-      pod.scheduler_name = "lahar";
-      pod.requests = request;
-      pod.limits = request;
-      cache.UpsertPod(std::move(pod));
-    }
-    cache.UpsertPodGroup(std::move(pg));
+    AddGang(cache, StrFormat("gang-%05d", g), StrCat("queue-", g % 4), 10, request, "");
   }
 }
 
 // Nodes of 64 cpu and 8 GPUs, each full with one running gang of queue-0 (4 pods of 16 cpu and
 // 2 GPUs), and `starving` gangs of the same shape in queue-1..3, admitted and waiting.
 void BuildStarvingCluster(ClusterCache& cache, int nodes, int starving) {
-  for (int q = 0; q < 4; ++q) {
-    Queue queue;
-    queue.meta.name = StrCat("queue-", q);
-    cache.UpsertQueue(std::move(queue));
-  }
+  AddQueues(cache, 4);
   const Resources request = Make(16000, 64, 2);
-  auto add_gang = [&](const std::string& name, const std::string& queue, const std::string& node, int64_t start) {
-    PodGroup pg;
-    pg.meta.name = name;
-    pg.meta.namespace_ = "bench";
-    pg.meta.uid = name;
-    pg.min_member = 4;
-    pg.queue = queue;
-    pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
-    for (int p = 0; p < 4; ++p) {
-      Pod pod;
-      pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
-      pod.meta.namespace_ = "bench";
-      pod.meta.uid = pod.meta.name;
-      pod.meta.annotations[kGroupNameAnnotation] = name;
-      pod.scheduler_name = "lahar";
-      pod.requests = request;
-      pod.limits = request;
-      pod.node_name = node;
-      if (!node.empty()) {
-        pod.phase = PodPhase::kRunning;
-        pod.start_time_ms = start;
-      }
-      pg.min_resources += request;
-      cache.UpsertPod(std::move(pod));
-    }
-    cache.UpsertPodGroup(std::move(pg));
-  };
   for (int i = 0; i < nodes; ++i) {
-    Node node;
-    node.meta.name = StrFormat("node-%05d", i);
-    node.meta.labels[kHostnameLabel] = node.meta.name;
-    node.allocatable = Make(64000, 512, 8);
-    node.allocatable.Set(kPods, 110);
-    node.capacity = node.allocatable;
-    cache.UpsertNode(std::move(node));
-    add_gang(StrFormat("running-%05d", i), "queue-0", StrFormat("node-%05d", i), i);
+    AddNode(cache, i, Make(64000, 512, 8));
+    AddGang(cache, StrFormat("running-%05d", i), "queue-0", 4, request, StrFormat("node-%05d", i), i);
   }
-  for (int g = 0; g < starving; ++g) add_gang(StrFormat("starving-%05d", g), StrCat("queue-", 1 + g % 3), "", 0);
+  for (int g = 0; g < starving; ++g) AddGang(cache, StrFormat("starving-%05d", g), StrCat("queue-", 1 + g % 3), 4, request, "");
 }
 
 // The default configuration without its evicting actions.
@@ -202,53 +182,20 @@ int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_te
     std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
     return 1;
   }
-  auto add_gang = [](ClusterCache& cache, const std::string& name, int pods, const Resources& request,
-                     const std::string& node) {
-    PodGroup pg;
-    pg.meta.name = name;
-    pg.meta.namespace_ = "bench";
-    pg.meta.uid = name;
-    pg.min_member = pods;
-    pg.queue = "queue-0";
-    pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
-    for (int p = 0; p < pods; ++p) {
-      Pod pod;
-      pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
-      pod.meta.namespace_ = "bench";
-      pod.meta.uid = pod.meta.name;
-      pod.meta.annotations[kGroupNameAnnotation] = name;
-      pod.scheduler_name = "lahar";
-      pod.requests = request;
-      pod.limits = request;
-      pod.node_name = node;
-      if (!node.empty()) pod.phase = PodPhase::kRunning;
-      pg.min_resources += request;
-      cache.UpsertPod(std::move(pod));
-    }
-    cache.UpsertPodGroup(std::move(pg));
-  };
   auto second_session = [&](bool memo_enabled) {
     double best = 1e9;
     size_t binds = 0;
     for (int r = 0; r < repeat; ++r) {
       ClusterCache cache;
-      Queue queue;
-      queue.meta.name = "queue-0";
-      cache.UpsertQueue(std::move(queue));
+      AddQueues(cache, 1);
       for (int i = 0; i < nodes; ++i) {
-        Node node;
-        node.meta.name = StrFormat("node-%05d", i);
-        node.meta.labels[kHostnameLabel] = node.meta.name;
-        node.allocatable = Make(64000, 512, 8);
-        node.allocatable.Set(kPods, 110);
-        node.capacity = node.allocatable;
-        cache.UpsertNode(std::move(node));
-        add_gang(cache, StrFormat("running-%05d", i), 3, Make(16000, 64, 2), StrFormat("node-%05d", i));
+        AddNode(cache, i, Make(64000, 512, 8));
+        AddGang(cache, StrFormat("running-%05d", i), "queue-0", 3, Make(16000, 64, 2), StrFormat("node-%05d", i));
       }
-      for (int g = 0; g < backlog; ++g) add_gang(cache, StrFormat("waiting-%05d", g), 4, Make(32000, 64, 2), "");
+      for (int g = 0; g < backlog; ++g) AddGang(cache, StrFormat("waiting-%05d", g), "queue-0", 4, Make(32000, 64, 2), "");
       WaitMemo memo(memo_enabled);
       if (!RunSchedulingCycle(cache.Snapshot(1'000'000), *config, BuiltinRegistry(), &memo).ok()) std::exit(1);
-      add_gang(cache, "new", 1, Make(8000, 16, 0), "");
+      AddGang(cache, "new", "queue-0", 1, Make(8000, 16, 0), "");
       ClusterSnapshot snapshot = cache.Snapshot(1'001'000);
       auto start = std::chrono::steady_clock::now();
       auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &memo);

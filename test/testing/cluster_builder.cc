@@ -198,9 +198,9 @@ SchedulerConfig MustParseConfig(std::string_view config_yaml) {
   return *config;
 }
 
-SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config_yaml, Millis now) {
+SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config_yaml, Millis now, WaitMemo* memo) {
   SchedulerConfig config = MustParseConfig(config_yaml);
-  auto result = RunSchedulingCycle(cluster.Snapshot(now), config, BuiltinRegistry());
+  auto result = RunSchedulingCycle(cluster.Snapshot(now), config, BuiltinRegistry(), memo);
   if (!result.ok()) Fail(std::string(result.status().message()));
   SessionOutcome out;
   for (const auto& b : result->binds) {

@@ -95,8 +95,10 @@ struct SessionOutcome {
   int BoundCount(const std::string& job_key) const;
 };
 
-// Parses `config_yaml` with the built-in registry (aborts the test on error) and runs one cycle.
-SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config_yaml, Millis now = 0);
+// Parses `config_yaml` with the built-in registry (aborts the test on error) and runs one cycle,
+// with what earlier cycles left in `memo` when given.
+SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config_yaml, Millis now = 0,
+                          WaitMemo* memo = nullptr);
 SchedulerConfig MustParseConfig(std::string_view config_yaml);
 
 // Applies a cycle's bindings and evictions to the builder's cache as if the cluster carried them

@@ -1,0 +1,91 @@
+// Sessions that carry a WaitMemo skip an evicting action while nothing it reads has changed
+// since it found no plan, and try again as soon as something has: a pod gone, a cooldown over.
+// Skipped or tried, the decisions are the same.
+#include "scheduler/framework/wait_memo.h"
+
+#include <catch2/catch.hpp>
+
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+constexpr char kPreemptElasticWorkers[] = R"(
+actions: "preempt-elastic-workers"
+tiers:
+- plugins:
+  - name: elastic
+    arguments:
+      elastic.cooldown: 60s
+)";
+
+// n's 4 GPUs held by elastic job m (min 1, 4 workers), scaled at 0 and so in its cooldown until
+// 60s; s (min 2) starves. preempt-elastic-workers takes nothing from m before 60s.
+ClusterBuilder Cluster() {
+  ClusterBuilder b;
+  b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
+  b.Job("m", {.min = 1, .tasks = {{"worker", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("m", "worker", 0, 3, "n");
+  b.LastScaled("m", 0);
+  b.Job("s", {.min = 2, .tasks = {{"worker", 2, "cpu=1,nvidia.com/gpu=1"}}});
+  return b;
+}
+
+TEST_CASE("an evicting action is skipped while nothing it reads changed, and tried when a cooldown ends") {
+  for (bool enabled : {true, false}) {
+    CAPTURE(enabled);
+    ClusterBuilder b = Cluster();
+    WaitMemo memo(enabled);
+    SessionOutcome first = RunSession(b, kPreemptElasticWorkers, 10'000, &memo);
+    CHECK(first.evicts.empty());
+    CHECK(memo.skipped() == 0);
+
+    // Later, unchanged but for a job that has only arrived (Pending, not admitted): skipped.
+    b.Job("later", {.min = 1, .tasks = {{"worker", 1, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+    SessionOutcome second = RunSession(b, kPreemptElasticWorkers, 20'000, &memo);
+    CHECK(second.evicts.empty());
+    CHECK(memo.skipped() == (enabled ? 1 : 0));
+
+    // The cooldown is over at 60s: the same state is tried again, and m's workers go.
+    SessionOutcome after_cooldown = RunSession(b, kPreemptElasticWorkers, 61'000, &memo);
+    CHECK(after_cooldown.evicts.size() == 2);
+    CHECK(memo.skipped() == (enabled ? 1 : 0));
+  }
+}
+
+TEST_CASE("a remembered run holds for one action and fingerprint, until it expires") {
+  WaitMemo memo;
+  memo.Remember("reclaim", {.fingerprint = 7, .touched = true, .expires = 1000});
+  CHECK(memo.Find("reclaim", 7, 999) != nullptr);
+  CHECK(memo.Find("reclaim", 7, 1000) == nullptr);  // a deadline passed: try again
+  CHECK(memo.Find("reclaim", 8, 0) == nullptr);
+  CHECK(memo.Find("preempt", 7, 0) == nullptr);
+  memo.Forget("reclaim");
+  CHECK(memo.Find("reclaim", 7, 0) == nullptr);
+  WaitMemo disabled(false);
+  disabled.Remember("reclaim", {.fingerprint = 7, .expires = 1000});
+  CHECK(disabled.Find("reclaim", 7, 0) == nullptr);
+}
+
+TEST_CASE("a change in what the plans read wakes the skipped action") {
+  ClusterBuilder b = Cluster();
+  WaitMemo memo;
+  RunSession(b, kPreemptElasticWorkers, 10'000, &memo);
+  RunSession(b, kPreemptElasticWorkers, 11'000, &memo);
+  REQUIRE(memo.skipped() == 1);
+  const int64_t tried = memo.tried();
+
+  // One of m's pods is gone: the run is tried again (and finds that 1 GPU is not enough).
+  b.cache().DeletePod("default", "m-worker-3");
+  SessionOutcome out = RunSession(b, kPreemptElasticWorkers, 12'000, &memo);
+  CHECK(out.evicts.empty());
+  CHECK(memo.tried() == tried + 1);
+  CHECK(memo.skipped() == 1);
+}
+
+}  // namespace
+}  // namespace lahar
