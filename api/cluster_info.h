@@ -61,6 +61,7 @@ struct TaskInfo {
   int64_t index = 0;               // pod index within its job (rank); lower first
   bool best_effort = false;        // requests nothing
   bool gated = false;              // has scheduling gates (pod->scheduling_gates): fits no node
+  bool preemptable = true;         // pod annotation volcano.sh/preemptable is not "false"
   // Tasks with the same scheduling constraints (selector, affinity, tolerations, gates) share a class,
   // so predicate plugins can cache node results per class instead of per pod.
   int32_t constraint_class = 0;

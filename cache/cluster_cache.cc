@@ -525,6 +525,8 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     task.index = entry->index;
     task.best_effort = pod.requests.IsZero();
     task.gated = !pod.scheduling_gates.empty();
+    auto preemptable = pod.meta.annotations.find(kPreemptableAnnotation);
+    task.preemptable = preemptable == pod.meta.annotations.end() || preemptable->second != "false";
     task.constraint_class = entry->constraint_class;
     task.status = StatusOf(pod, entry->releasing);
     if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding

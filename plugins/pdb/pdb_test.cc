@@ -17,7 +17,9 @@ using testing::SessionOutcome;
 // The default configuration with pdb beside conformance.
 std::string WithPdb() {
   SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
-  config.tiers[0].plugins.push_back(PluginOption{"pdb"});
+  PluginOption pdb;
+  pdb.name = "pdb";
+  config.tiers[0].plugins.push_back(std::move(pdb));
   return config.ToYaml();
 }
 

@@ -25,7 +25,8 @@ constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
 std::string Config(std::map<std::string, std::string, std::less<>> sla_arguments = {}) {
   SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
   config.actions = {"enqueue", "allocate"};
-  PluginOption sla{"sla"};
+  PluginOption sla;
+  sla.name = "sla";
   sla.arguments = Arguments("plugin sla", std::move(sla_arguments));
   config.tiers[0].plugins.insert(config.tiers[0].plugins.begin(), std::move(sla));
   return config.ToYaml();

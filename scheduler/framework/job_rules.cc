@@ -128,6 +128,8 @@ std::optional<std::string> QueueUnusable(const QueueInfo& queue) {
 }
 
 std::vector<JobId> StarvingJobs(const Session& session) {
+  Session::StarvingMemo& memo = session.starving_memo();
+  if (memo.version == session.state_version()) return memo.jobs;
   std::vector<JobId> out;
   for (const JobInfo& job : session.cluster().jobs) {
     if (!ElasticEligible(session, job)) continue;
@@ -140,6 +142,7 @@ std::vector<JobId> StarvingJobs(const Session& session) {
   std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
     return session.JobOrderLess(session.job(a), session.job(b));
   });
+  memo = {session.state_version(), out};
   return out;
 }
 

@@ -556,6 +556,7 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
 }
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
+  ++job_changes_;
   cluster_.jobs[job].phase = phase;
   UpdateFor(job).phase = phase;
 }
@@ -571,6 +572,7 @@ void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {
 }
 
 void Session::MarkScaled(JobId job) {
+  ++job_changes_;
   UpdateFor(job).scaled = true;
   cluster_.jobs[job].last_scale_time = cluster_.now;
 }

@@ -216,6 +216,14 @@ class Session {
   Millis expiry() const { return expiry_; }
   // Task state changes so far in the session (SetTaskStatus calls).
   uint64_t task_state_changes() const { return task_state_changes_; }
+  // Grows with every change to what the jobs' rules read (tasks, job phases, scale times).
+  uint64_t state_version() const { return task_state_changes_ + job_changes_; }
+  // StarvingJobs' result, kept while state_version() stays the same (several actions ask).
+  struct StarvingMemo {
+    uint64_t version = UINT64_MAX;
+    std::vector<JobId> jobs;
+  };
+  StarvingMemo& starving_memo() const { return starving_memo_; }
   // Invalidates every cached node search, as a transition that frees resources does: replays
   // the trace of a skipped run that changed task states and undid them.
   void ForgetCachedSearches() { ++free_epoch_; }
@@ -357,6 +365,8 @@ class Session {
   WaitMemo* wait_memo_ = nullptr;
   Millis expiry_ = std::numeric_limits<Millis>::max();
   uint64_t task_state_changes_ = 0;
+  uint64_t job_changes_ = 0;
+  mutable StarvingMemo starving_memo_;
   std::vector<uint64_t> node_version_;
   uint64_t free_epoch_ = 0;
 

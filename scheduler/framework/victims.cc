@@ -23,26 +23,38 @@ struct Entry {
   bool whole = false;
 };
 
-// Every entry of a plan, ranked (rank = index in `ranked`).
+// Every entry of a plan. Collected first (cheap: which jobs may give up what, and what that
+// could free on each node), ranked only when a plan needs to walk the entries (rank = index in
+// `ranked`): a plan that no node could serve even with every entry taken fails without it.
 struct VictimOrder {
-  std::vector<Entry> ranked;
-  std::vector<std::vector<int32_t>> job_ranks;  // per job id: ranks in its own eviction order
-  std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
-  Resources reachable;                              // free capacity plus everything entries free
-  // Entries taken by plans committed since the order was built (a prefix of each job's list).
-  std::vector<bool> gone;
+  // Collected (CollectVictims).
+  std::map<JobId, std::vector<TaskId>> worker_lists;  // elastic workers per job, eviction order
+  std::vector<Entry> whole;                            // whole-job entries, not ranked yet
+  Resources reachable;  // free capacity plus everything entries free
+  struct NodeBound {
+    NodeId node;
+    Resources freed;  // the requests of every entry's tasks there
+    int32_t pods = 0;
+  };
+  std::vector<NodeBound> node_bounds;  // by node id; nodes with an entry's task only
   // Elastic workers are ranked by the queues' shares and the jobs' fulfillment when the order is
   // built; a committed plan changes both, so such an order is not reused after one.
   bool has_workers = false;
+
+  // Ranked (RankVictims).
+  bool is_ranked = false;
+  std::vector<Entry> ranked;
+  std::vector<std::vector<int32_t>> job_ranks;  // per job id: ranks in its own eviction order
+  std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
+  // Entries taken by plans committed since the order was ranked (a prefix of each job's list).
+  std::vector<bool> gone;
   int32_t min_entry_pods = INT32_MAX;  // the fewest pods of any entry: no node costs fewer
 };
 
 // Protected whatever the hooks say: annotated volcano.sh/preemptable "false", or its eviction
 // was just refused by the apiserver (a PodDisruptionBudget the plan did not know of).
 bool Unpreemptable(const Session& session, const TaskInfo& task) {
-  const auto& annotations = task.pod->meta.annotations;
-  auto it = annotations.find(kPreemptableAnnotation);
-  if (it != annotations.end() && it->second == "false") return true;
+  if (!task.preemptable) return true;
   const auto& refused = session.cluster().eviction_refused;
   return !refused.empty() && refused.count(task.key()) != 0;
 }
@@ -59,13 +71,14 @@ int64_t StartOf(const Session& session, const JobInfo& job) {
   return start;
 }
 
-// The allowed subset of `tasks` for `preemptor` by the policy's hooks (no hooks: all).
-std::set<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& policy, const TaskInfo& preemptor,
-                                const std::vector<TaskId>& tasks) {
+// The allowed subset of `tasks` for `preemptor` by the policy's hooks (no hooks: all), sorted.
+std::vector<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& policy, const TaskInfo& preemptor,
+                                   const std::vector<TaskId>& tasks) {
   std::vector<TaskId> allowed = policy.hooks == VictimPolicy::Hooks::kPreemptable
                                     ? session.Preemptable(preemptor, tasks)
                                     : session.Reclaimable(preemptor, tasks);
-  return std::set<TaskId>(allowed.begin(), allowed.end());
+  std::sort(allowed.begin(), allowed.end());
+  return allowed;
 }
 
 // What of a running job may be taken, whatever the policy's kind: its elastic workers that may
@@ -89,16 +102,19 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
   const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
   std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
   const size_t offered_workers = placed.size();
-  const std::set<TaskId> offered(placed.begin(), placed.end());
+  std::vector<TaskId> offered(placed);
+  std::sort(offered.begin(), offered.end());
   bool busy = false;  // placed in this session: never a victim
   for (TaskId t : job.tasks) {
     const TaskInfo& task = session.task(t);
     if (!IsPlaced(task.status)) continue;
     busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
-    if (offered.count(t) == 0) placed.push_back(t);
+    if (!std::binary_search(offered.begin(), offered.end(), t)) placed.push_back(t);
   }
-  const std::set<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
-  auto protected_task = [&](TaskId t) { return allowed.count(t) == 0 || Unpreemptable(session, session.task(t)); };
+  const std::vector<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
+  auto protected_task = [&](TaskId t) {
+    return !std::binary_search(allowed.begin(), allowed.end(), t) || Unpreemptable(session, session.task(t));
+  };
   for (size_t i = 0; i < offered_workers; ++i) {
     if (protected_task(placed[i])) break;  // the ones after it may only go after it
     candidate.workers.push_back(placed[i]);
@@ -113,36 +129,70 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
 
 // `candidates` (per job id, computed when first needed) may be shared by the orders of one
 // action run until a plan is kept: a candidate does not depend on the policy's kind.
-VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
-                             const VictimPolicy& policy, const std::vector<bool>& scalable,
-                             std::vector<std::optional<Candidate>>& candidates) {
+VictimOrder CollectVictims(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
+                           const VictimPolicy& policy, const std::vector<bool>& scalable,
+                           std::vector<std::optional<Candidate>>& candidates) {
   VictimOrder order;
-  order.node_ranks.resize(session.nodes().size());
-  order.job_ranks.resize(session.cluster().jobs.size());
   order.reachable = FreeCapacity(session);
   candidates.resize(session.cluster().jobs.size());
-  std::map<JobId, std::vector<TaskId>> worker_lists;
-  std::vector<Entry> whole;
+  std::vector<std::pair<NodeId, TaskId>> on_nodes;
+  auto add = [&](const std::vector<TaskId>& tasks) {
+    for (TaskId t : tasks) {
+      const TaskInfo& task = session.task(t);
+      order.reachable += task.request;
+      if (task.node != kNoId) on_nodes.emplace_back(task.node, t);
+    }
+  };
   for (const JobInfo& job : session.cluster().jobs) {
     if (job.id == starving.id) continue;
+    const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
+    if (kind == VictimKind::kNone) continue;
     std::optional<Candidate>& candidate = candidates[job.id];
     if (!candidate) candidate = CandidateOf(session, job, preemptor, policy, scalable);
     if (!candidate->eligible) continue;
-    const VictimKind kind = policy.kind(job);
-    if (kind == VictimKind::kNone) continue;
     if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
-      whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
-                            candidate->rest_freed, true});
+      order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
+                                  candidate->rest_freed, true});
+      add(candidate->rest);
     }
-    if (!candidate->workers.empty()) worker_lists.emplace(job.id, candidate->workers);
+    if (!candidate->workers.empty()) {
+      order.worker_lists.emplace(job.id, candidate->workers);
+      add(candidate->workers);
+    }
   }
+  order.has_workers = !order.worker_lists.empty();
+  std::sort(on_nodes.begin(), on_nodes.end());
+  for (const auto& [node, task] : on_nodes) {
+    if (order.node_bounds.empty() || order.node_bounds.back().node != node) order.node_bounds.push_back({node, {}, 0});
+    order.node_bounds.back().freed += session.task(task).request;
+    ++order.node_bounds.back().pods;
+  }
+  return order;
+}
 
+// Whether some node could take `task` with every entry of the order taken: a bound, since what
+// the policy admits and what earlier plans took only leave less.
+bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
+  for (const VictimOrder::NodeBound& bound : order.node_bounds) {
+    const NodeInfo& node = session.node(bound.node);
+    if (!node.schedulable || node.FuturePodSlots() + bound.pods <= 0) continue;
+    if (!task.request.FitsIn(node.FutureIdle() + bound.freed)) continue;
+    if (session.Predicate(task, node).ok()) return true;
+  }
+  return false;
+}
+
+// Ranks a collected order (see victims.h for the ranks).
+void RankVictims(Session& session, const VictimPolicy& policy, const std::vector<bool>& scalable, VictimOrder& order) {
+  order.is_ranked = true;
+  order.node_ranks.resize(session.nodes().size());
+  order.job_ranks.resize(session.cluster().jobs.size());
   auto add = [&order](Entry entry) {
     order.job_ranks[entry.job].push_back(static_cast<int32_t>(order.ranked.size()));
-    order.reachable += entry.freed;
     order.ranked.push_back(std::move(entry));
   };
 
+  std::map<JobId, std::vector<TaskId>>& worker_lists = order.worker_lists;
   if (!worker_lists.empty()) {
     // A queue is above its deserved share when the Overused hooks say so (Volcano's sense:
     // allocated >= deserved in every resource) or when it holds more than the deserved share a
@@ -202,18 +252,18 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
 
   // Whole jobs: the policy's group, lowest priority, most recently started, fewest pods, name.
   std::vector<std::tuple<int64_t, int32_t, int64_t, size_t, JobId, size_t>> keys;
-  for (size_t i = 0; i < whole.size(); ++i) {
-    const JobInfo& job = session.job(whole[i].job);
+  for (size_t i = 0; i < order.whole.size(); ++i) {
+    const JobInfo& job = session.job(order.whole[i].job);
     const int64_t group = policy.whole_job_group ? policy.whole_job_group(job) : 0;
-    keys.emplace_back(group, job.priority, -StartOf(session, job), whole[i].tasks.size(), job.id, i);
+    keys.emplace_back(group, job.priority, -StartOf(session, job), order.whole[i].tasks.size(), job.id, i);
   }
   std::sort(keys.begin(), keys.end());
-  for (const auto& key : keys) add(std::move(whole[std::get<5>(key)]));
+  for (const auto& key : keys) add(std::move(order.whole[std::get<5>(key)]));
+  order.whole.clear();
   order.gone.assign(order.ranked.size(), false);
   for (const Entry& e : order.ranked) {
     order.min_entry_pods = std::min(order.min_entry_pods, static_cast<int32_t>(e.tasks.size()));
   }
-  order.has_workers = !worker_lists.empty();
 
   for (size_t r = 0; r < order.ranked.size(); ++r) {
     NodeId last = kNoId;
@@ -225,7 +275,6 @@ VictimOrder BuildVictimOrder(Session& session, const JobInfo& starving, const Ta
       last = n;
     }
   }
-  return order;
 }
 
 }  // namespace
@@ -257,7 +306,7 @@ void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan)
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
   for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
     VictimOrder& order = it->second;
-    if (order.has_workers) {
+    if (order.has_workers || !order.is_ranked) {
       it = entries_->orders.erase(it);
       continue;
     }
@@ -485,26 +534,31 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     }
   };
 
-  std::optional<VictimOrder> own_order;  // built when the first task needs evictions
+  std::optional<VictimOrder> own_order;  // collected when the first task needs evictions
   const TaskInfo& preemptor = session.task(tasks->front());
-  auto ensure_order = [&]() -> const VictimOrder& {
+  auto collected = [&]() -> VictimOrder& {
     if (cache != nullptr) {
       auto [it, inserted] = cache->entries().orders.try_emplace(key);
-      if (inserted) it->second = BuildVictimOrder(session, job, preemptor, policy, scalable, cache->entries().candidates);
+      if (inserted) it->second = CollectVictims(session, job, preemptor, policy, scalable, cache->entries().candidates);
       return it->second;
     }
     if (!own_order) {
       std::vector<std::optional<Candidate>> candidates;
-      own_order = BuildVictimOrder(session, job, preemptor, policy, scalable, candidates);
+      own_order = CollectVictims(session, job, preemptor, policy, scalable, candidates);
     }
     return *own_order;
+  };
+  auto ensure_order = [&]() -> const VictimOrder& {
+    VictimOrder& order = collected();
+    if (!order.is_ranked) RankVictims(session, policy, scalable, order);
+    return order;
   };
 
   // Necessary condition: the unplaced min fits in what is free plus everything the entries free.
   {
     Resources need;
     for (TaskId t : *tasks) need += session.task(t).request;
-    if (!need.FitsIn(ensure_order().reachable)) {
+    if (!need.FitsIn(collected().reachable)) {
       LAHAR_LOG(2, "victims") << job.key() << ": min exceeds free plus takeable capacity";
       return plan;
     }
@@ -613,7 +667,11 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       plan.placements.emplace_back(t, node);
       continue;
     }
-    // c. The node where the fewest evictions make room.
+    // c. The node where the fewest evictions make room, when some node may have it.
+    if (!SomeNodeMayFit(session, collected(), task)) {
+      LAHAR_LOG(2, "victims") << job.key() << ": " << task.key() << " fits no node even after evictions";
+      return plan;
+    }
     const VictimOrder& order = ensure_order();
     NodeId best = kNoId;
     int32_t best_pods = 0;
