@@ -31,6 +31,7 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   PlanUnlessFruitless(session, "elastic-scale", starving, scalable, [&] {
     VictimOrderCache orders;
     for (JobId id : starving) {
+      if (orders.FailsAlike(session, session.job(id), {session.job(id).queue, 0})) continue;
       auto statement = std::make_unique<Statement>(session);
       VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
       policy.include_cooldown = true;

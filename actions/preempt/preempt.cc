@@ -13,8 +13,9 @@ class PreemptAction : public Action {
 
   void Execute(Session& session) override {
     StarvingJobHandler handler;
-    handler.policy = [](const JobInfo& job, std::pair<int64_t, int64_t>& key) -> std::optional<VictimPolicy> {
-      key.second = job.priority;  // the order depends on the queue and the priority
+    // The order depends on the queue and the priority.
+    handler.key = [](const JobInfo& job) { return std::pair<int64_t, int64_t>{job.queue, job.priority}; };
+    handler.policy = [](const JobInfo& job) -> std::optional<VictimPolicy> {
       VictimPolicy policy;
       policy.kind = [queue = job.queue, priority = job.priority](const JobInfo& other) {
         return other.queue == queue && other.priority < priority ? VictimKind::kWholeJob : VictimKind::kNone;

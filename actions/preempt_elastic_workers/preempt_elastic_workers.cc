@@ -13,7 +13,7 @@ class PreemptElasticWorkersAction : public Action {
 
   void Execute(Session& session) override {
     StarvingJobHandler handler;
-    handler.policy = [&session](const JobInfo& job, std::pair<int64_t, int64_t>&) -> std::optional<VictimPolicy> {
+    handler.policy = [&session](const JobInfo& job) -> std::optional<VictimPolicy> {
       return ElasticWorkersPolicy(session, job);
     };
     RelieveStarvingJobs(session, Name(), handler);

@@ -189,7 +189,7 @@ class ReclaimAction : public Action {
     if (session.queue_deserved().empty()) return;  // no plugin says what any queue deserves
     ReclaimRun run(session);
     StarvingJobHandler handler;
-    handler.policy = [&run](const JobInfo& job, std::pair<int64_t, int64_t>&) { return run.PolicyFor(job); };
+    handler.policy = [&run](const JobInfo& job) { return run.PolicyFor(job); };
     handler.settled = [&run](const VictimPlan& plan, bool committed) { run.Settled(plan, committed); };
     RelieveStarvingJobs(session, Name(), handler);
   }

@@ -1,6 +1,7 @@
 #include "scheduler/framework/job_rules.h"
 
 #include "absl/container/inlined_vector.h"
+#include "api/state_hash.h"
 #include "api/strings.h"
 
 namespace lahar {
@@ -23,7 +24,9 @@ Resources AdmissionRequest(const Session& session, const JobInfo& job) {
   return need;
 }
 
-std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
+namespace {
+
+std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo& job) {
   auto counts = [](TaskStatus s) {
     return IsPlaced(s) || s == TaskStatus::kPipelined || s == TaskStatus::kSucceeded;
   };
@@ -86,6 +89,32 @@ std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) 
   return needed;
 }
 
+Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& job) {
+  Session::Memos::PerVersion& memo = session.memos().reach_min[job.id];
+  const uint64_t version = session.job_tasks_version(job.id);
+  if (memo.version != version) memo = {version, ComputeTasksToReachMin(session, job), std::nullopt};
+  return memo;
+}
+
+}  // namespace
+
+std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
+  return ReachMinMemo(session, job).ids;
+}
+
+uint64_t MinShapesHash(const Session& session, const JobInfo& job) {
+  Session::Memos::PerVersion& memo = ReachMinMemo(session, job);
+  if (!memo.shapes) {
+    StateHash hash;
+    for (TaskId t : memo.ids) {
+      const TaskInfo& task = session.task(t);
+      hash.Add(task.constraint_class).Add(task.request).Add(task.limit);
+    }
+    memo.shapes = hash.value();
+  }
+  return *memo.shapes;
+}
+
 std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job) {
   std::vector<TaskId> tasks = TasksToReachMin(session, job);
   // Complete when, with these placed, the count and every role reach their minimum.
@@ -128,8 +157,8 @@ std::optional<std::string> QueueUnusable(const QueueInfo& queue) {
 }
 
 std::vector<JobId> StarvingJobs(const Session& session) {
-  Session::StarvingMemo& memo = session.starving_memo();
-  if (memo.version == session.state_version()) return memo.jobs;
+  Session::Memos::PerVersion& memo = session.memos().starving_jobs;
+  if (memo.version == session.state_version()) return memo.ids;
   std::vector<JobId> out;
   for (const JobInfo& job : session.cluster().jobs) {
     if (!ElasticEligible(session, job)) continue;

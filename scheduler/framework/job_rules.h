@@ -41,6 +41,9 @@ bool IsAdmitted(const JobInfo& job);
 // count as had. Empty when the job already has its min; shorter than needed when the job has
 // too few pending pods (the gang plugin declares such jobs invalid).
 std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
+// A hash of what decides where those tasks fit (constraint class, requests, limits), in order:
+// jobs with equal hashes need the same room.
+uint64_t MinShapesHash(const Session& session, const JobInfo& job);
 
 // What admitting the job asks of the cluster: its minResources minus what it already holds. A
 // PodGroup without minResources asks for the requests of the pods that would complete its min.

@@ -94,6 +94,8 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     : cluster_(std::move(cluster)), config_(config) {
   job_update_index_.assign(cluster_.jobs.size(), -1);
   node_version_.assign(cluster_.nodes.size(), 0);
+  job_tasks_version_.assign(cluster_.jobs.size(), 0);
+  memos_.reach_min.resize(cluster_.jobs.size());
 }
 
 Session::~Session() = default;
@@ -467,6 +469,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
                                                               status == TaskStatus::kPipelined)) ||
                              (old == TaskStatus::kAllocated && status == TaskStatus::kBinding);
   if (!only_consumes) ++free_epoch_;
+  ++job_tasks_version_[task.job];
   if (old_node != kNoId) ++node_version_[old_node];
   if (node_id != kNoId) ++node_version_[node_id];
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };

@@ -218,12 +218,22 @@ class Session {
   uint64_t task_state_changes() const { return task_state_changes_; }
   // Grows with every change to what the jobs' rules read (tasks, job phases, scale times).
   uint64_t state_version() const { return task_state_changes_ + job_changes_; }
-  // StarvingJobs' result, kept while state_version() stays the same (several actions ask).
-  struct StarvingMemo {
-    uint64_t version = UINT64_MAX;
-    std::vector<JobId> jobs;
+  // Results derived from the session's state, kept while the state they were made from holds
+  // (several actions ask for them; job_rules.cc and victims.cc keep them).
+  struct Memos {
+    struct PerVersion {
+      uint64_t version = UINT64_MAX;
+      std::vector<TaskId> ids;
+      std::optional<uint64_t> shapes;  // reach_min only: MinShapesHash
+    };
+    PerVersion starving_jobs;         // StarvingJobs, by state_version()
+    std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
+    uint64_t fingerprint_version = UINT64_MAX;
+    std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };
-  StarvingMemo& starving_memo() const { return starving_memo_; }
+  Memos& memos() const { return memos_; }
+  // Grows with every state change of one of the job's tasks.
+  uint64_t job_tasks_version(JobId job) const { return job_tasks_version_[job]; }
   // Invalidates every cached node search, as a transition that frees resources does: replays
   // the trace of a skipped run that changed task states and undid them.
   void ForgetCachedSearches() { ++free_epoch_; }
@@ -366,7 +376,8 @@ class Session {
   Millis expiry_ = std::numeric_limits<Millis>::max();
   uint64_t task_state_changes_ = 0;
   uint64_t job_changes_ = 0;
-  mutable StarvingMemo starving_memo_;
+  std::vector<uint64_t> job_tasks_version_;
+  mutable Memos memos_;
   std::vector<uint64_t> node_version_;
   uint64_t free_epoch_ = 0;
 

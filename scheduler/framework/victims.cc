@@ -289,12 +289,32 @@ struct VictimOrderCache::Entries {
   // same state, order and policy, and searches nodes afresh (PlanForStarvingJob).
   std::map<uint64_t, bool> failures;
 };
+namespace {
+
+// What makes two starving jobs' plans alike: the order key and the shapes of the unplaced min.
+uint64_t ShapesKey(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
+  return StateHash().Add(key.first).Add(key.second).Add(MinShapesHash(session, job)).value();
+}
+
+}  // namespace
+
 VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
 void VictimOrderCache::Clear() {
   entries_->orders.clear();
   entries_->candidates.clear();
   entries_->failures.clear();
+}
+
+bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
+  if (entries_->failures.empty()) return false;
+  std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
+  if (!tasks.has_value() || tasks->empty()) return false;
+  auto failed = entries_->failures.find(ShapesKey(session, job, key));
+  if (failed == entries_->failures.end()) return false;
+  if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left
+  LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
+  return true;
 }
 
 void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
@@ -355,8 +375,12 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
   VictimOrderCache orders;
   for (JobId id : starving) {
     const JobInfo& job = session.job(id);
-    std::pair<int64_t, int64_t> key{job.queue, 0};
-    std::optional<VictimPolicy> policy = handler.policy(job, key);
+    const std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
+    if (orders.FailsAlike(session, job, key)) {
+      LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
+      continue;
+    }
+    std::optional<VictimPolicy> policy = handler.policy(job);
     if (!policy) continue;
     Statement statement(session);
     VictimPlan plan = PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key);
@@ -390,8 +414,11 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
                                                const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
   const ClusterSnapshot& cluster = session.cluster();
   if (!cluster.disruption_budgets.empty()) return std::nullopt;
+  Session::Memos& memos = session.memos();
+  if (memos.fingerprint_version == session.state_version()) {
+    return StateHash().Add(action).Add(*memos.fingerprint).value();
+  }
   StateHash hash;
-  hash.Add(action);
   for (const NodeInfo& node : cluster.nodes) {
     hash.Add(node.version).Add(node.schedulable).Add(node.max_pods).Add(node.allocatable).Add(node.used);
     hash.Add(node.releasing).Add(node.pipelined).Add(node.used_limits);
@@ -412,7 +439,9 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   }
   hash.Add(uint64_t{0x57a});
   for (JobId id : starving) HashJob(session, session.job(id), scalable, hash);
-  return hash.value();
+  memos.fingerprint_version = session.state_version();
+  memos.fingerprint = hash.value();
+  return StateHash().Add(action).Add(hash.value()).value();
 }
 
 }  // namespace
@@ -509,22 +538,10 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return policy.room ? policy.room(task) : session.Allocatable(queue, task);
   };
 
-  // A job of the same key and shapes failed since the last kept plan: this one fails alike.
   uint64_t shapes = 0;
   if (cache != nullptr) {
-    StateHash hash;
-    hash.Add(key.first).Add(key.second);
-    for (TaskId t : *tasks) {
-      const TaskInfo& task = session.task(t);
-      hash.Add(task.constraint_class).Add(task.request).Add(task.limit);
-    }
-    shapes = hash.value();
-    auto failed = cache->entries().failures.find(shapes);
-    if (failed != cache->entries().failures.end()) {
-      if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left
-      LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
-      return plan;
-    }
+    if (cache->FailsAlike(session, job, key)) return plan;
+    shapes = ShapesKey(session, job, key);
   }
   const uint64_t changes_before = session.task_state_changes();
   bool gang_asked = false;

@@ -100,6 +100,10 @@ class VictimOrderCache {
   ~VictimOrderCache();
   void Clear();
   void Committed(const Session& session, const VictimPlan& plan);
+  // Whether a starving job of `key` with the same unplaced min (shapes) as `job` failed since the
+  // last kept plan: then `job` fails alike, and the failed plan's trace, when it left one, is
+  // replayed. Asked before a policy is made, it spares making one.
+  bool FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
   struct Entries;  // defined where the orders are built
   Entries& entries() { return *entries_; }
 
@@ -119,9 +123,11 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
 
 // How an evicting action serves starving jobs (see RelieveStarvingJobs).
 struct StarvingJobHandler {
-  // The policy for `job` and the key its victim order is cached under (jobs with the same key
-  // share one order until a plan commits), or nullopt to leave the job alone.
-  std::function<std::optional<VictimPolicy>(const JobInfo& job, std::pair<int64_t, int64_t>& key)> policy;
+  // The key `job`'s victim order is cached under: jobs with the same key share one order (and
+  // their policies the same victims, room and limits) until a plan commits. Null: the queue.
+  std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> key;
+  // The policy for `job`, or nullopt to leave the job alone.
+  std::function<std::optional<VictimPolicy>(const JobInfo& job)> policy;
   // Told of every plan once it is committed (`committed`) or discarded. May be null.
   std::function<void(const VictimPlan& plan, bool committed)> settled;
 };
@@ -139,14 +145,14 @@ void SettleVictims(Session& session, const VictimPlan& plan);
 // Session::Scalable for every job, evaluated now.
 std::vector<bool> ScalableJobs(const Session& session);
 
-// Runs `plan_all` (an evicting action's plans for the starving jobs `starving`; it returns whether
-// any plan fit) unless the session's WaitMemo remembers a run of `action` that found none in the
+// Runs `plan_all` (an evicting action's plans for the starving jobs `starving`, which must be
+// StarvingJobs(session); it returns whether any plan fit) unless the session's WaitMemo remembers a run of `action` that found none in the
 // same state, and remembers this run when it finds none. The state is everything the plans
 // read, hashed: the nodes, the queues and their deserved shares, every job holding or promised
 // resources and every starving job (in job order, not by id: version, queue, priority, phase,
 // whether its workers may go, each task's status and node), and the evictions the apiserver
 // refused; with PodDisruptionBudgets (their allowances count pods the hash leaves out) every run
-// is tried. A skipped run's only trace, task states changed and undone, is replayed. `plan_all`
+// is tried. The hash is made once per session state (Session::state_version). A skipped run's only trace, task states changed and undone, is replayed. `plan_all`
 // must search nodes with a Session::NodeSearch of its own, fresh per plan, so that its answers
 // depend on the state alone.
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
