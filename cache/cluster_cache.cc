@@ -420,7 +420,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
       job.queue = default_queue_id;
       job.priority = block.tasks.front().pod->priority.value_or(class_priority);
     }
-    job.tasks.clear();
+    job.tasks.resize(block.tasks.size());
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       snap.tasks.push_back(block.tasks[i]);
       TaskInfo& task = snap.tasks.back();
@@ -439,11 +439,19 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
             info.releasing += task.request;
             ++info.releasing_pods;
           }
-          info.tasks.push_back(task.id);
         }
       }
-      job.tasks.push_back(task.id);
+      job.tasks[i] = task.id;
     }
+  }
+  // Each node's tasks, in id order, in vectors sized once.
+  std::vector<int32_t> on_node(snap.nodes.size(), 0);
+  for (const TaskInfo& task : snap.tasks) {
+    if (task.node != kNoId) ++on_node[task.node];
+  }
+  for (NodeInfo& node : snap.nodes) node.tasks.reserve(on_node[node.id]);
+  for (const TaskInfo& task : snap.tasks) {
+    if (task.node != kNoId) snap.nodes[task.node].tasks.push_back(task.id);
   }
   snap.RecomputeJobAggregates();
   return snap;

@@ -250,8 +250,8 @@ for round in "${ROUND_LIST[@]}"; do
   echo "$round $ns $workers" >>"$OUT/rounds.txt.tmp"
   log "round $i: $(python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-print("%s/%s bound in %s s (first after %s s): %s pods/s; cpu s %s" % (r["bound"], r["expected"], r["seconds"],
-      r["first_bind_seconds"], r["pods_per_second"], r["cpu_seconds"]))' "$OUT/$ns.json" 2>/dev/null || echo "no result")"
+print("%s/%s bound in %s s (first after %s s): %s pods/s; cpu s %s; peak MB %s" % (r["bound"], r["expected"],
+      r["seconds"], r["first_bind_seconds"], r["pods_per_second"], r["cpu_seconds"], r.get("command_peak_mb")))' "$OUT/$ns.json" 2>/dev/null || echo "no result")"
   log "round $i: deleting the pods of $ns"
   "$BC" clean "${COMMON[@]}" --workers 16 --namespace "$ns"
 done
@@ -340,13 +340,14 @@ def f(v, fmt="{:.1f}"):
 print(f"\n{int(gangs) * int(size)} pods ({gangs} gangs x {size}) on {nodes} kwok nodes; client qps {float(qps):g} "
       f"burst {burst}; {workers} binding workers (Lahar, ceiling) unless the round says :W\n")
 print(f"{'round':<16} {'bound':>11} {'seconds':>8} {'pods/s':>7} {'1st bind s':>10} {'pods/s after 1st':>16}   "
-      f"{'CPU s: sched':>12} {'apiserver':>9} {'etcd':>5} {'kwok':>5}")
+      f"{'CPU s: sched':>12} {'apiserver':>9} {'etcd':>5} {'kwok':>5} {'sched MB':>8}")
 for r in rounds:
     cpu = r.get("cpu_seconds", {})
     print(f"{r['round']:<16} {str(r.get('bound', '-')) + '/' + str(r.get('expected', '-')):>11} "
           f"{f(r.get('seconds'), '{:.2f}'):>8} {f(r.get('pods_per_second')):>7} "
           f"{f(r.get('first_bind_seconds'), '{:.2f}'):>10} {f(r.get('pods_per_second_after_first_bind')):>16}   "
-          f"{f(cpu.get('command')):>12} {f(cpu.get('kube-apiserver')):>9} {f(cpu.get('etcd')):>5} {f(cpu.get('kwok')):>5}")
+          f"{f(cpu.get('command')):>12} {f(cpu.get('kube-apiserver')):>9} {f(cpu.get('etcd')):>5} {f(cpu.get('kwok')):>5} "
+          f"{f(r.get('command_peak_mb')):>8}")
 lahar = [n for n in summary if n.startswith("lahar")]
 if lahar:
     runs = max(s["runs"] for s in summary.values())

@@ -182,8 +182,15 @@ bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const Task
   return false;
 }
 
-// Ranks a collected order (see victims.h for the ranks).
-void RankVictims(Session& session, const VictimPolicy& policy, const std::vector<bool>& scalable, VictimOrder& order) {
+// Elastic workers ranked from the worker lists of an order: orders of one action run with the same
+// lists (preempt-elastic-workers' for every queue, when all are reclaimable) rank them once. The
+// rank depends on the lists and the session's state, which no plan changes until one is kept.
+using WorkerLists = std::map<JobId, std::vector<TaskId>>;
+using RankedWorkers = std::vector<std::pair<WorkerLists, std::vector<Entry>>>;
+
+// Ranks a collected order (see victims.h for the ranks), reusing `shared` workers when given.
+void RankVictims(Session& session, const VictimPolicy& policy, const std::vector<bool>& scalable, VictimOrder& order,
+                 RankedWorkers* shared) {
   order.is_ranked = true;
   order.node_ranks.resize(session.nodes().size());
   order.job_ranks.resize(session.cluster().jobs.size());
@@ -192,8 +199,16 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     order.ranked.push_back(std::move(entry));
   };
 
-  std::map<JobId, std::vector<TaskId>>& worker_lists = order.worker_lists;
-  if (!worker_lists.empty()) {
+  WorkerLists& worker_lists = order.worker_lists;
+  const std::vector<Entry>* ranked_before = nullptr;
+  if (shared != nullptr && !worker_lists.empty()) {
+    for (const auto& [lists, entries] : *shared) {
+      if (lists == worker_lists) ranked_before = &entries;
+    }
+  }
+  if (ranked_before != nullptr) {
+    for (const Entry& e : *ranked_before) add(e);
+  } else if (!worker_lists.empty()) {
     // A queue is above its deserved share when the Overused hooks say so (Volcano's sense:
     // allocated >= deserved in every resource) or when it holds more than the deserved share a
     // plugin reported in some resource. The second matters for elastic queues: their deserved
@@ -248,6 +263,7 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       }
     }
     scratch.Discard();
+    if (shared != nullptr) shared->emplace_back(worker_lists, order.ranked);
   }
 
   // Whole jobs: the policy's group, lowest priority, most recently started, fewest pods, name.
@@ -288,6 +304,7 @@ struct VictimOrderCache::Entries {
   // another starving job of that key and those shapes fails the same way: its plan reads the
   // same state, order and policy, and searches nodes afresh (PlanForStarvingJob).
   std::map<uint64_t, bool> failures;
+  RankedWorkers ranked_workers;  // until a plan is kept
 };
 namespace {
 
@@ -302,6 +319,7 @@ VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
 void VictimOrderCache::Clear() {
   entries_->orders.clear();
+  entries_->ranked_workers.clear();
   entries_->candidates.clear();
   entries_->failures.clear();
 }
@@ -322,6 +340,7 @@ void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan)
   if (!session.cluster().disruption_budgets.empty()) return Clear();
   entries_->failures.clear();
   entries_->candidates.clear();
+  entries_->ranked_workers.clear();
   std::set<JobId> victim_jobs;
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
   for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
@@ -567,7 +586,9 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   };
   auto ensure_order = [&]() -> const VictimOrder& {
     VictimOrder& order = collected();
-    if (!order.is_ranked) RankVictims(session, policy, scalable, order);
+    if (!order.is_ranked) {
+      RankVictims(session, policy, scalable, order, cache != nullptr ? &cache->entries().ranked_workers : nullptr);
+    }
     return order;
   };
 

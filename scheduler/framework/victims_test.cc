@@ -185,6 +185,38 @@ TEST_CASE("workers of the most fulfilled job go first, fulfillment re-evaluated 
   CHECK(plan.victims == Strings{"a-w-3", "a-w-2", "b-w-2", "a-w-1"});
 }
 
+TEST_CASE("orders of two keys with the same elastic workers give the plans fresh orders give") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=7");
+  b.Job("a", {.tasks = {{"w", 4, "cpu=1"}}}).RunningRange("a", "w", 0, 3, "n1");
+  b.Job("b", {.tasks = {{"w", 5, "cpu=1"}}}).RunningRange("b", "w", 0, 2, "n1");
+  b.Job("s1", {.tasks = {{"w", 1, "cpu=4"}}});
+  b.Job("s2", {.tasks = {{"w", 1, "cpu=3"}}});
+  const VictimPolicy policy = Policy(VictimKind::kElasticWorkers);
+  const Planned fresh1 = Plan(b, "s1", policy, kElasticConfig);
+  const Planned fresh2 = Plan(b, "s2", policy, kElasticConfig);
+  REQUIRE(fresh1.fits);
+  REQUIRE(fresh2.fits);
+
+  testing::SessionFixture s(b, kElasticConfig);
+  Session& session = s.session();
+  VictimOrderCache cache;
+  const std::vector<bool> scalable = ScalableJobs(session);
+  auto plan = [&](std::string_view job, std::pair<int64_t, int64_t> key) {
+    Statement statement(session);
+    Planned out = Names(session, PlanForStarvingJob(session, statement, s.job(StrCat("default/", job)).id, policy,
+                                                    scalable, &cache, key));
+    statement.Discard();  // not kept: the second key may reuse the first one's ranking
+    return out;
+  };
+  const Planned shared1 = plan("s1", {1, 0});
+  const Planned shared2 = plan("s2", {2, 0});
+  CHECK(shared1.victims == fresh1.victims);
+  CHECK(shared1.placements == fresh1.placements);
+  CHECK(shared2.victims == fresh2.victims);
+  CHECK(shared2.placements == fresh2.placements);
+}
+
 TEST_CASE("workers inside their cooldown are offered only when the policy includes them, after the others") {
   ClusterBuilder b;
   b.Node("n1", "cpu=5");

@@ -456,6 +456,20 @@ double CpuSeconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
+// Peak resident memory of a running process in MB (VmHWM); negative if it cannot be read.
+double PeakMegabytes(pid_t pid) {
+  FILE* f = std::fopen(StrCat("/proc/", pid, "/status").c_str(), "r");
+  if (f == nullptr) return -1;
+  char line[256];
+  double mb = -1;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    unsigned long long kb = 0;
+    if (std::sscanf(line, "VmHWM: %llu kB", &kb) == 1) mb = static_cast<double>(kb) / 1024.0;
+  }
+  std::fclose(f);
+  return mb;
+}
+
 std::string Number(double seconds) { return seconds < 0 ? "null" : StrFormat("%.3f", seconds); }
 
 std::string DescribeExit(int status) {
@@ -589,6 +603,7 @@ int Measure(KubeClient& client, const Options& o) {
   // CPU used from the start until now (all bound), by the command and by --cpu-of processes.
   auto seconds = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) / 1e6; };
   const double command_cpu = exited ? seconds(usage.ru_utime) + seconds(usage.ru_stime) : CpuSeconds(pid);
+  const double command_peak_mb = exited ? static_cast<double>(usage.ru_maxrss) / 1024.0 : PeakMegabytes(pid);
   std::string cpu = StrCat("{\"command\":", command_cpu < 0 ? "null" : StrFormat("%.2f", command_cpu));
   for (size_t i = 0; i < o.cpu_of.size(); ++i) {
     double after = CpuSeconds(o.cpu_of[i].second);
@@ -629,6 +644,7 @@ int Measure(KubeClient& client, const Options& o) {
       ",\"pods_per_second\":", rate < 0 ? "null" : StrFormat("%.1f", rate),
       ",\"pods_per_second_after_first_bind\":", rate_after_first < 0 ? "null" : StrFormat("%.1f", rate_after_first),
       ",\"command_exit\":\"", DescribeExit(exit_status), "\",\"watch_relists\":", watch.relists(), ",\"cpu_seconds\":", cpu,
+      ",\"command_peak_mb\":", command_peak_mb < 0 ? "null" : StrFormat("%.0f", command_peak_mb),
       ",\"measured_seconds\":", StrFormat("%.3f", total), ",\"timeline\":[");
   for (size_t i = 0; i < timeline.size(); ++i) {
     StrAppend(&json, i ? "," : "", "[", StrFormat("%.2f", timeline[i].first), ",", timeline[i].second, "]");
