@@ -37,6 +37,7 @@ struct VictimOrder {
     int32_t pods = 0;
   };
   std::vector<NodeBound> node_bounds;  // by node id; nodes with an entry's task only
+  std::vector<int32_t> bound_index;    // per node id: its index in node_bounds, or -1
   // Elastic workers are ranked by the queues' shares and the jobs' fulfillment when the order is
   // built; a committed plan changes both, so such an order is not reused after one.
   bool has_workers = false;
@@ -162,22 +163,34 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
   }
   order.has_workers = !order.worker_lists.empty();
   std::sort(on_nodes.begin(), on_nodes.end());
+  order.bound_index.assign(session.nodes().size(), -1);
   for (const auto& [node, task] : on_nodes) {
-    if (order.node_bounds.empty() || order.node_bounds.back().node != node) order.node_bounds.push_back({node, {}, 0});
+    if (order.node_bounds.empty() || order.node_bounds.back().node != node) {
+      order.bound_index[node] = static_cast<int32_t>(order.node_bounds.size());
+      order.node_bounds.push_back({node, {}, 0});
+    }
     order.node_bounds.back().freed += session.task(task).request;
     ++order.node_bounds.back().pods;
   }
   return order;
 }
 
-// Whether some node could take `task` with every entry of the order taken: a bound, since what
-// the policy admits and what earlier plans took only leave less.
+// Whether `node` could take `task` with every entry of the order taken there: a bound, since
+// what the policy admits and what earlier plans took only leave less. Predicates not asked.
+bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {
+  const int32_t index = order.bound_index[id];
+  if (index < 0) return false;
+  const VictimOrder::NodeBound& bound = order.node_bounds[index];
+  const NodeInfo& node = session.node(id);
+  return node.schedulable && node.FuturePodSlots() + bound.pods > 0 &&
+         task.request.FitsIn(node.FutureIdle() + bound.freed);
+}
+
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
   for (const VictimOrder::NodeBound& bound : order.node_bounds) {
-    const NodeInfo& node = session.node(bound.node);
-    if (!node.schedulable || node.FuturePodSlots() + bound.pods <= 0) continue;
-    if (!task.request.FitsIn(node.FutureIdle() + bound.freed)) continue;
-    if (session.Predicate(task, node).ok()) return true;
+    if (NodeMayFit(session, order, bound.node, task) && session.Predicate(task, session.node(bound.node)).ok()) {
+      return true;
+    }
   }
   return false;
 }
@@ -716,11 +729,12 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     int32_t best_rank = 0;
     std::vector<int32_t> best_needed;
     std::vector<int32_t> needed;
-    std::map<JobId, int32_t> through;                  // per job: entries this node's walk takes
-    std::map<QueueId, Resources> walk_freed;           // per victim queue: what this walk takes
+    // Per job: entries this node's walk takes; per victim queue: what it takes (few of each).
+    std::vector<std::pair<JobId, int32_t>> through;
+    std::vector<std::pair<QueueId, Resources>> walk_freed;
     auto visit = [&](NodeId id) {
       const NodeInfo& candidate = session.node(id);
-      if (!candidate.schedulable || !session.Predicate(task, candidate).ok()) return;
+      if (!NodeMayFit(session, order, id, task) || !session.Predicate(task, candidate).ok()) return;
       Resources available = candidate.FutureIdle();
       int32_t slots = candidate.FuturePodSlots();
       int32_t pods = 0;
@@ -730,10 +744,15 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       for (int32_t r : order.node_ranks[id]) {
         const Entry& e = order.ranked[r];
         if (is_taken(e)) continue;
-        auto [it, inserted] = through.emplace(e.job, entries_taken(e.job));
+        auto it = std::find_if(through.begin(), through.end(), [&e](const auto& p) { return p.first == e.job; });
+        if (it == through.end()) it = through.insert(through.end(), {e.job, entries_taken(e.job)});
         if (e.position < it->second) continue;  // taken by an entry of its job earlier in this walk
         // The entries of its job before it go too: their pods count, and those on this node free room.
-        Resources& queue_freed = walk_freed[session.job(e.job).queue];
+        const QueueId victim_queue = session.job(e.job).queue;
+        auto q = std::find_if(walk_freed.begin(), walk_freed.end(),
+                              [victim_queue](const auto& p) { return p.first == victim_queue; });
+        if (q == walk_freed.end()) q = walk_freed.insert(walk_freed.end(), {victim_queue, Resources()});
+        Resources& queue_freed = q->second;
         const Cost cost = cost_from(r, it->second, id);
         if (policy.admissible && !policy.admissible(session.job(e.job), queue_freed + cost.freed)) continue;
         it->second = e.position + 1;
