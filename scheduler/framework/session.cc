@@ -469,7 +469,8 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
                                                               status == TaskStatus::kPipelined)) ||
                              (old == TaskStatus::kAllocated && status == TaskStatus::kBinding);
   if (!only_consumes) ++free_epoch_;
-  ++job_tasks_version_[task.job];
+  state_version_ = ++version_counter_;
+  job_tasks_version_[task.job] = ++version_counter_;
   if (old_node != kNoId) ++node_version_[old_node];
   if (node_id != kNoId) ++node_version_[node_id];
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
@@ -560,8 +561,14 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
   ++job_changes_;
+  state_version_ = ++version_counter_;
   cluster_.jobs[job].phase = phase;
   UpdateFor(job).phase = phase;
+}
+
+void Session::RestoreVersions(uint64_t state, const std::vector<std::pair<JobId, uint64_t>>& jobs) {
+  state_version_ = state;
+  for (const auto& [job, version] : jobs) job_tasks_version_[job] = version;
 }
 
 void Session::SetJobCondition(JobId job, std::string reason, std::string message) {
@@ -576,6 +583,7 @@ void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {
 
 void Session::MarkScaled(JobId job) {
   ++job_changes_;
+  state_version_ = ++version_counter_;
   UpdateFor(job).scaled = true;
   cluster_.jobs[job].last_scale_time = cluster_.now;
 }

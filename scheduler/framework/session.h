@@ -216,8 +216,15 @@ class Session {
   Millis expiry() const { return expiry_; }
   // Task state changes so far in the session (SetTaskStatus calls).
   uint64_t task_state_changes() const { return task_state_changes_; }
-  // Grows with every change to what the jobs' rules read (tasks, job phases, scale times).
-  uint64_t state_version() const { return task_state_changes_ + job_changes_; }
+  // Names the state of everything the jobs' rules read (tasks, job phases, scale times): a new
+  // name at every change, never reused, and the old one back when a statement undoes its
+  // changes (RestoreVersions), so what was derived from that state is valid again.
+  uint64_t state_version() const { return state_version_; }
+  // Job phase and scale-time changes so far (SetJobPhase, MarkScaled): statements do not undo them.
+  uint64_t job_changes() const { return job_changes_; }
+  // Statement::Discard, after undoing a run of changes no other change interleaved with: the
+  // state and the touched jobs are as they were at these versions.
+  void RestoreVersions(uint64_t state, const std::vector<std::pair<JobId, uint64_t>>& jobs);
   // Results derived from the session's state, kept while the state they were made from holds
   // (several actions ask for them; job_rules.cc and victims.cc keep them).
   struct Memos {
@@ -232,7 +239,7 @@ class Session {
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };
   Memos& memos() const { return memos_; }
-  // Grows with every state change of one of the job's tasks.
+  // Names the states of the job's tasks, as state_version() does for the whole.
   uint64_t job_tasks_version(JobId job) const { return job_tasks_version_[job]; }
   // Invalidates every cached node search, as a transition that frees resources does: replays
   // the trace of a skipped run that changed task states and undid them.
@@ -376,6 +383,8 @@ class Session {
   Millis expiry_ = std::numeric_limits<Millis>::max();
   uint64_t task_state_changes_ = 0;
   uint64_t job_changes_ = 0;
+  uint64_t version_counter_ = 0;
+  uint64_t state_version_ = 0;
   std::vector<uint64_t> job_tasks_version_;
   mutable Memos memos_;
   std::vector<uint64_t> node_version_;

@@ -6,20 +6,42 @@ namespace lahar {
 
 Statement::~Statement() { Discard(); }
 
+void Statement::Record(TaskId task) {
+  if (operations_.empty()) {
+    state_before_ = session_.state_version();
+    job_changes_before_ = session_.job_changes();
+    uninterrupted_ = true;
+    jobs_before_.clear();
+  } else if (session_.state_version() != state_after_) {
+    uninterrupted_ = false;
+  }
+  const JobId job = session_.task(task).job;
+  for (const auto& [j, version] : jobs_before_) {
+    if (j == job) return;
+  }
+  jobs_before_.emplace_back(job, session_.job_tasks_version(job));
+}
+
 void Statement::Allocate(TaskId task, NodeId node) {
+  Record(task);
   operations_.push_back({Kind::kAllocate, task, node, session_.task(task).status, ""});
   session_.SetTaskStatus(task, TaskStatus::kAllocated, node);
+  state_after_ = session_.state_version();
 }
 
 void Statement::Pipeline(TaskId task, NodeId node) {
+  Record(task);
   operations_.push_back({Kind::kPipeline, task, node, session_.task(task).status, ""});
   session_.SetTaskStatus(task, TaskStatus::kPipelined, node);
+  state_after_ = session_.state_version();
 }
 
 void Statement::Evict(TaskId task, std::string reason) {
+  Record(task);
   const TaskInfo& info = session_.task(task);
   operations_.push_back({Kind::kEvict, task, info.node, info.status, std::move(reason)});
   session_.SetTaskStatus(task, TaskStatus::kReleasing, info.node);
+  state_after_ = session_.state_version();
 }
 
 void Statement::Commit() {
@@ -43,11 +65,16 @@ void Statement::Commit() {
 }
 
 void Statement::Discard() {
+  if (operations_.empty()) return;
+  // Only a run of changes nothing else came between or after is undone to the very state before.
+  const bool restores = uninterrupted_ && session_.state_version() == state_after_ &&
+                        session_.job_changes() == job_changes_before_;
   for (auto it = operations_.rbegin(); it != operations_.rend(); ++it) {
     NodeId node = it->kind == Kind::kEvict ? it->node : kNoId;
     session_.SetTaskStatus(it->task, it->previous, node);
   }
   operations_.clear();
+  if (restores) session_.RestoreVersions(state_before_, jobs_before_);
 }
 
 }  // namespace lahar

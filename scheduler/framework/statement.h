@@ -45,8 +45,18 @@ class Statement {
     std::string reason;
   };
 
+  // Before each operation: notes the versions the session's state had before the first one.
+  void Record(TaskId task);
+
   Session& session_;
   std::vector<Operation> operations_;
+  // For Discard to give the session back its versions (Session::RestoreVersions): those before
+  // the first operation, the state's after the last, and whether another change came between.
+  uint64_t state_before_ = 0;
+  uint64_t state_after_ = 0;
+  uint64_t job_changes_before_ = 0;
+  bool uninterrupted_ = true;
+  std::vector<std::pair<JobId, uint64_t>> jobs_before_;
 };
 
 }  // namespace lahar

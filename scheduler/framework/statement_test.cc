@@ -148,6 +148,51 @@ TEST_CASE("a discarded allocation is undone exactly and told to the event handle
   CHECK(s->evictions().empty());
 }
 
+TEST_CASE("a discarded statement gives the state its version back, unless another change came between") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Job("j", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  b.Job("k", {.min = 1, .tasks = {{"w", 1, "cpu=1"}}});
+  TestSession s(b);
+  Session& session = s.session();
+  const JobId j = s.job("default/j").id;
+  const uint64_t state = session.state_version();
+  const uint64_t job = session.job_tasks_version(j);
+  {
+    Statement st(session);
+    st.Allocate(s.id("j-w-0"), s.node_id("n1"));
+    st.Allocate(s.id("j-w-1"), s.node_id("n1"));
+    CHECK(session.state_version() != state);
+    CHECK(session.job_tasks_version(j) != job);
+    st.Discard();
+  }
+  CHECK(session.state_version() == state);
+  CHECK(session.job_tasks_version(j) == job);
+
+  // Interleaved with another statement: the first one's undo leaves the other's change, so the
+  // state is not the one before either of them, and no version comes back.
+  {
+    Statement first(session);
+    Statement second(session);
+    first.Allocate(s.id("j-w-0"), s.node_id("n1"));
+    second.Allocate(s.id("k-w-0"), s.node_id("n1"));
+    first.Discard();
+    CHECK(session.state_version() != state);
+    second.Discard();
+  }
+  const uint64_t after_interleaved = session.state_version();
+  CHECK(after_interleaved != state);
+
+  // A job change in the meantime is not undone by the statement: no version comes back either.
+  {
+    Statement st(session);
+    st.Allocate(s.id("j-w-0"), s.node_id("n1"));
+    session.MarkScaled(j);
+    st.Discard();
+  }
+  CHECK(session.state_version() != after_interleaved);
+}
+
 TEST_CASE("a pipelined task is promised releasing resources: future idle, not idle, until discarded") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4");
