@@ -1,0 +1,316 @@
+#include "scheduler/framework/victim_order.h"
+
+#include <algorithm>
+#include <queue>
+#include <tuple>
+
+#include "api/log.h"
+#include "api/state_hash.h"
+#include "scheduler/framework/job_rules.h"
+
+namespace lahar {
+namespace victims_internal {
+namespace {
+
+// Protected whatever the hooks say: annotated volcano.sh/preemptable "false", or its eviction
+// was just refused by the apiserver (a PodDisruptionBudget the plan did not know of).
+bool Unpreemptable(const Session& session, const TaskInfo& task) {
+  if (!task.preemptable) return true;
+  const auto& refused = session.cluster().eviction_refused;
+  return !refused.empty() && refused.count(task.key()) != 0;
+}
+
+// The job's start: its earliest running pod's start time; a pod not yet started counts as now.
+int64_t StartOf(const Session& session, const JobInfo& job) {
+  int64_t start = INT64_MAX;
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (!IsPlaced(task.status)) continue;
+    const int64_t started = task.pod->start_time_ms < 0 ? INT64_MAX : task.pod->start_time_ms;
+    start = std::min(start, started);
+  }
+  return start;
+}
+
+// The allowed subset of `tasks` for `preemptor` by the policy's hooks (no hooks: all), sorted.
+std::vector<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& policy, const TaskInfo& preemptor,
+                                   const std::vector<TaskId>& tasks) {
+  std::vector<TaskId> allowed = policy.hooks == VictimPolicy::Hooks::kPreemptable
+                                    ? session.Preemptable(preemptor, tasks)
+                                    : session.Reclaimable(preemptor, tasks);
+  std::sort(allowed.begin(), allowed.end());
+  return allowed;
+}
+
+Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& preemptor, const VictimPolicy& policy,
+                      const std::vector<bool>& scalable) {
+  Candidate candidate;
+  // MinPlaced first: it is a count for most jobs, and most of a backlog has nothing placed.
+  if (!job.preemptable || !MinPlaced(session, job) || !ElasticEligible(session, job)) return candidate;
+  candidate.eligible = true;
+  // The placed tasks in the job's own eviction order (its elastic workers first), as the
+  // hooks see them: a budget (pdb) spends its allowance on the first it is offered.
+  const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
+  std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
+  const size_t offered_workers = placed.size();
+  std::vector<TaskId> offered(placed);
+  std::sort(offered.begin(), offered.end());
+  bool busy = false;  // placed in this session: never a victim
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (!IsPlaced(task.status)) continue;
+    busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
+    if (!std::binary_search(offered.begin(), offered.end(), t)) placed.push_back(t);
+  }
+  const std::vector<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
+  auto protected_task = [&](TaskId t) {
+    return !std::binary_search(allowed.begin(), allowed.end(), t) || Unpreemptable(session, session.task(t));
+  };
+  for (size_t i = 0; i < offered_workers; ++i) {
+    if (protected_task(placed[i])) break;  // the ones after it may only go after it
+    candidate.workers.push_back(placed[i]);
+  }
+  candidate.whole_allowed = !busy && std::none_of(placed.begin(), placed.end(), protected_task);
+  for (size_t i = candidate.workers.size(); i < placed.size(); ++i) {
+    candidate.rest.push_back(placed[i]);
+    candidate.rest_freed += session.task(placed[i]).request;
+  }
+  return candidate;
+}
+
+}  // namespace
+
+VictimOrder CollectVictims(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
+                           const VictimPolicy& policy, const std::vector<bool>& scalable,
+                           std::vector<std::optional<Candidate>>& candidates) {
+  VictimOrder order;
+  order.reachable = FreeCapacity(session);
+  candidates.resize(session.cluster().jobs.size());
+  std::vector<std::pair<NodeId, TaskId>> on_nodes;
+  auto add = [&](const std::vector<TaskId>& tasks) {
+    for (TaskId t : tasks) {
+      const TaskInfo& task = session.task(t);
+      order.reachable += task.request;
+      if (task.node != kNoId) on_nodes.emplace_back(task.node, t);
+    }
+  };
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (job.id == starving.id) continue;
+    const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
+    if (kind == VictimKind::kNone) continue;
+    std::optional<Candidate>& candidate = candidates[job.id];
+    if (!candidate) candidate = CandidateOf(session, job, preemptor, policy, scalable);
+    if (!candidate->eligible) continue;
+    if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
+      order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
+                                  candidate->rest_freed, true});
+      add(candidate->rest);
+    }
+    if (!candidate->workers.empty()) {
+      order.worker_lists.emplace(job.id, candidate->workers);
+      add(candidate->workers);
+    }
+  }
+  order.has_workers = !order.worker_lists.empty();
+  std::sort(on_nodes.begin(), on_nodes.end());
+  order.bound_index.assign(session.nodes().size(), -1);
+  for (const auto& [node, task] : on_nodes) {
+    if (order.node_bounds.empty() || order.node_bounds.back().node != node) {
+      order.bound_index[node] = static_cast<int32_t>(order.node_bounds.size());
+      order.node_bounds.push_back({node, {}, 0});
+    }
+    order.node_bounds.back().freed += session.task(task).request;
+    ++order.node_bounds.back().pods;
+  }
+  return order;
+}
+
+bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {
+  const int32_t index = order.bound_index[id];
+  if (index < 0) return false;
+  const VictimOrder::NodeBound& bound = order.node_bounds[index];
+  const NodeInfo& node = session.node(id);
+  return node.schedulable && node.FuturePodSlots() + bound.pods > 0 &&
+         task.request.FitsIn(node.FutureIdle() + bound.freed);
+}
+
+bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
+  for (const VictimOrder::NodeBound& bound : order.node_bounds) {
+    if (NodeMayFit(session, order, bound.node, task) && session.Predicate(task, session.node(bound.node)).ok()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void RankVictims(Session& session, const VictimPolicy& policy, const std::vector<bool>& scalable, VictimOrder& order,
+                 RankedWorkers* shared) {
+  order.is_ranked = true;
+  order.node_ranks.resize(session.nodes().size());
+  order.job_ranks.resize(session.cluster().jobs.size());
+  auto add = [&order](Entry entry) {
+    order.job_ranks[entry.job].push_back(static_cast<int32_t>(order.ranked.size()));
+    order.ranked.push_back(std::move(entry));
+  };
+
+  WorkerLists& worker_lists = order.worker_lists;
+  const std::vector<Entry>* ranked_before = nullptr;
+  if (shared != nullptr && !worker_lists.empty()) {
+    for (const auto& [lists, entries] : *shared) {
+      if (lists == worker_lists) ranked_before = &entries;
+    }
+  }
+  if (ranked_before != nullptr) {
+    for (const Entry& e : *ranked_before) add(e);
+  } else if (!worker_lists.empty()) {
+    // A queue is above its deserved share when the Overused hooks say so (Volcano's sense:
+    // allocated >= deserved in every resource) or when it holds more than the deserved share a
+    // plugin reported in some resource. The second matters for elastic queues: their deserved
+    // share is capped by their request, which includes their pending extras, so in abundant
+    // resources (the cpu of a GPU job) they never reach it.
+    const std::map<QueueId, Resources>& deserved = session.queue_deserved();
+    std::vector<Resources> queue_allocated(session.queues().size());
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (job.queue != kNoId) queue_allocated[job.queue] += job.allocated;
+    }
+    auto above_share = [&](QueueId queue) {
+      if (session.Overused(session.queue(queue))) return true;
+      auto it = deserved.find(queue);
+      return it != deserved.end() && !queue_allocated[queue].LessEqual(it->second);
+    };
+    // Workers are taken for real in a scratch statement, so that the elastic order and the
+    // Overused hooks see each job and queue after the workers ranked before; undone at the end.
+    auto less = [&session](JobId a, JobId b) { return session.ElasticOrderLess(session.job(a), session.job(b)); };
+    using Heap = std::priority_queue<JobId, std::vector<JobId>, decltype(less)>;  // most fulfilled on top
+    std::map<JobId, int32_t> cursor;
+    Statement scratch(session);
+    auto take = [&](JobId job) {
+      int32_t& next = cursor[job];
+      const TaskId task = worker_lists[job][next];
+      const Resources& request = session.task(task).request;
+      add(Entry{job, next, {task}, request, false});
+      scratch.Evict(task, "");
+      queue_allocated[session.job(job).queue] -= request;
+      ++next;
+      return next < static_cast<int32_t>(worker_lists[job].size());
+    };
+    for (int pass = 0; pass < 2; ++pass) {  // outside their cooldown, then (when included) inside
+      Heap overused(less);
+      Heap rest(less);
+      for (const auto& [job, workers] : worker_lists) {
+        if (scalable[job] != (pass == 0)) continue;
+        (above_share(session.job(job).queue) ? overused : rest).push(job);
+      }
+      while (!overused.empty()) {
+        const JobId job = overused.top();
+        overused.pop();
+        if (!above_share(session.job(job).queue)) {
+          rest.push(job);  // its queue is back within its share: ranked with the others
+          continue;
+        }
+        if (take(job)) overused.push(job);
+      }
+      while (!rest.empty()) {
+        const JobId job = rest.top();
+        rest.pop();
+        if (take(job)) rest.push(job);
+      }
+    }
+    scratch.Discard();
+    if (shared != nullptr) shared->emplace_back(worker_lists, order.ranked);
+  }
+
+  // Whole jobs: the policy's group, lowest priority, most recently started, fewest pods, name.
+  std::vector<std::tuple<int64_t, int32_t, int64_t, size_t, JobId, size_t>> keys;
+  for (size_t i = 0; i < order.whole.size(); ++i) {
+    const JobInfo& job = session.job(order.whole[i].job);
+    const int64_t group = policy.whole_job_group ? policy.whole_job_group(job) : 0;
+    keys.emplace_back(group, job.priority, -StartOf(session, job), order.whole[i].tasks.size(), job.id, i);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const auto& key : keys) add(std::move(order.whole[std::get<5>(key)]));
+  order.whole.clear();
+  order.gone.assign(order.ranked.size(), false);
+  for (const Entry& e : order.ranked) {
+    order.min_entry_pods = std::min(order.min_entry_pods, static_cast<int32_t>(e.tasks.size()));
+  }
+
+  for (size_t r = 0; r < order.ranked.size(); ++r) {
+    NodeId last = kNoId;
+    std::vector<NodeId> nodes;
+    for (TaskId t : order.ranked[r].tasks) nodes.push_back(session.task(t).node);
+    std::sort(nodes.begin(), nodes.end());
+    for (NodeId n : nodes) {
+      if (n != last && n != kNoId) order.node_ranks[n].push_back(static_cast<int32_t>(r));
+      last = n;
+    }
+  }
+}
+
+// What makes two starving jobs' plans alike: the order key and the shapes of the unplaced min.
+uint64_t ShapesKey(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
+  return StateHash().Add(key.first).Add(key.second).Add(MinShapesHash(session, job)).value();
+}
+
+}  // namespace victims_internal
+
+using victims_internal::Entry;
+using victims_internal::ShapesKey;
+using victims_internal::VictimOrder;
+
+
+
+VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
+VictimOrderCache::~VictimOrderCache() = default;
+void VictimOrderCache::Clear() {
+  entries_->orders.clear();
+  entries_->ranked_workers.clear();
+  entries_->candidates.clear();
+  entries_->failures.clear();
+}
+
+bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
+  if (entries_->failures.empty()) return false;
+  std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
+  if (!tasks.has_value() || tasks->empty()) return false;
+  auto failed = entries_->failures.find(ShapesKey(session, job, key));
+  if (failed == entries_->failures.end()) return false;
+  if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left
+  LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
+  return true;
+}
+
+void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
+  // A budget shared by several jobs allows less for each once one of them lost pods.
+  if (!session.cluster().disruption_budgets.empty()) return Clear();
+  entries_->failures.clear();
+  entries_->candidates.clear();
+  entries_->ranked_workers.clear();
+  std::set<JobId> victim_jobs;
+  for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
+  for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
+    VictimOrder& order = it->second;
+    if (order.has_workers || !order.is_ranked) {
+      it = entries_->orders.erase(it);
+      continue;
+    }
+    // An entry with a pod no longer placed is gone; what the victims free is free capacity now,
+    // less what the plan pipelined (the free part of `reachable` follows FreeCapacity).
+    for (JobId job : victim_jobs) {
+      for (int32_t r : order.job_ranks[job]) {
+        const Entry& e = order.ranked[r];
+        if (order.gone[r] || std::all_of(e.tasks.begin(), e.tasks.end(), [&](TaskId t) {
+              return IsPlaced(session.task(t).status);
+            })) {
+          continue;
+        }
+        order.gone[r] = true;
+        order.reachable -= e.freed;
+      }
+    }
+    UpdateFreeCapacity(session, plan, order.reachable);
+    ++it;
+  }
+}
+
+}  // namespace lahar

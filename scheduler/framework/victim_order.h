@@ -1,0 +1,106 @@
+// The victim planner's orders (victims.h says what entries and ranks are): what a policy may
+// take, collected cheaply, then ranked when a plan has to walk it. Internal to the planner
+// (victims.cc); actions use victims.h.
+#ifndef LAHAR_SCHEDULER_FRAMEWORK_VICTIM_ORDER_H_
+#define LAHAR_SCHEDULER_FRAMEWORK_VICTIM_ORDER_H_
+
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "scheduler/framework/victims.h"
+
+namespace lahar {
+namespace victims_internal {
+
+struct Entry {
+  JobId job;
+  int32_t position;           // index in its job's list (eviction order)
+  std::vector<TaskId> tasks;  // what taking it evicts
+  Resources freed;            // their requests
+  bool whole = false;
+};
+
+// Every entry of a plan. Collected first (cheap: which jobs may give up what, and what that
+// could free on each node), ranked only when a plan needs to walk the entries (rank = index in
+// `ranked`): a plan that no node could serve even with every entry taken fails without it.
+struct VictimOrder {
+  // Collected (CollectVictims).
+  std::map<JobId, std::vector<TaskId>> worker_lists;  // elastic workers per job, eviction order
+  std::vector<Entry> whole;                            // whole-job entries, not ranked yet
+  Resources reachable;  // free capacity plus everything entries free
+  struct NodeBound {
+    NodeId node;
+    Resources freed;  // the requests of every entry's tasks there
+    int32_t pods = 0;
+  };
+  std::vector<NodeBound> node_bounds;  // by node id; nodes with an entry's task only
+  std::vector<int32_t> bound_index;    // per node id: its index in node_bounds, or -1
+  // Elastic workers are ranked by the queues' shares and the jobs' fulfillment when the order is
+  // built; a committed plan changes both, so such an order is not reused after one.
+  bool has_workers = false;
+
+  // Ranked (RankVictims).
+  bool is_ranked = false;
+  std::vector<Entry> ranked;
+  std::vector<std::vector<int32_t>> job_ranks;  // per job id: ranks in its own eviction order
+  std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
+  // Entries taken by plans committed since the order was ranked (a prefix of each job's list).
+  std::vector<bool> gone;
+  int32_t min_entry_pods = INT32_MAX;  // the fewest pods of any entry: no node costs fewer
+};
+// What of a running job may be taken, whatever the policy's kind: its elastic workers that may
+// go, in order, and whether the job may then be taken whole (with `rest`, its other placed tasks).
+struct Candidate {
+  bool eligible = false;  // preemptable, its min placed, elastic-eligible
+  std::vector<TaskId> workers;
+  bool whole_allowed = false;  // none protected, none placed in this session
+  std::vector<TaskId> rest;
+  Resources rest_freed;
+};
+
+// Elastic workers ranked from the worker lists of an order: orders of one action run with the same
+// lists (preempt-elastic-workers' for every queue, when all are reclaimable) rank them once. The
+// rank depends on the lists and the session's state, which no plan changes until one is kept.
+using WorkerLists = std::map<JobId, std::vector<TaskId>>;
+using RankedWorkers = std::vector<std::pair<WorkerLists, std::vector<Entry>>>;
+
+// `candidates` (per job id, computed when first needed) may be shared by the orders of one
+// action run until a plan is kept: a candidate does not depend on the policy's kind.
+VictimOrder CollectVictims(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
+                           const VictimPolicy& policy, const std::vector<bool>& scalable,
+                           std::vector<std::optional<Candidate>>& candidates);
+
+// Whether `node` could take `task` with every entry of the order taken there: a bound, since
+// what the policy admits and what earlier plans took only leave less. Predicates not asked.
+bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task);
+// NodeMayFit for some node that passes the predicates.
+bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task);
+
+// Ranks a collected order, reusing `shared` workers when given (and adding its own to it).
+void RankVictims(Session& session, const VictimPolicy& policy, const std::vector<bool>& scalable, VictimOrder& order,
+                 RankedWorkers* shared);
+
+// What makes two starving jobs' plans alike: the order key and the shapes of the unplaced min.
+uint64_t ShapesKey(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
+
+}  // namespace victims_internal
+
+struct VictimOrderCache::Entries {
+  std::map<std::pair<int64_t, int64_t>, victims_internal::VictimOrder> orders;
+  std::vector<int32_t> taken;  // PlanForStarvingJob's scratch, all -1 between plans
+  std::vector<std::optional<victims_internal::Candidate>> candidates;  // shared by the orders until a plan is kept
+  // Plans that failed before the gang hooks were asked, by order key and the shapes of the
+  // unplaced min, and whether they changed task states (and undid them). Until a plan is kept,
+  // another starving job of that key and those shapes fails the same way: its plan reads the
+  // same state, order and policy, and searches nodes afresh (PlanForStarvingJob).
+  std::map<uint64_t, bool> failures;
+  victims_internal::RankedWorkers ranked_workers;  // until a plan is kept
+};
+
+}  // namespace lahar
+
+#endif  // LAHAR_SCHEDULER_FRAMEWORK_VICTIM_ORDER_H_
