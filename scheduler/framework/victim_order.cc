@@ -42,8 +42,10 @@ std::vector<TaskId> AllowedByHooks(const Session& session, const VictimPolicy& p
   return allowed;
 }
 
+// With `whole` false only the workers are made: the hooks see the job's tasks in its eviction
+// order, workers first, so what they allow of the workers does not depend on the tasks after.
 Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& preemptor, const VictimPolicy& policy,
-                      const std::vector<bool>& scalable) {
+                      const std::vector<bool>& scalable, bool whole) {
   Candidate candidate;
   // MinPlaced first: it is a count for most jobs, and most of a backlog has nothing placed.
   if (!job.preemptable || !MinPlaced(session, job) || !ElasticEligible(session, job)) return candidate;
@@ -53,10 +55,13 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
   const bool workers_may_go = scalable[job.id] || policy.include_cooldown;
   std::vector<TaskId> placed = workers_may_go ? ElasticWorkers(session, job) : std::vector<TaskId>();
   const size_t offered_workers = placed.size();
+  candidate.whole_known = whole;
+  if (!whole && placed.empty()) return candidate;
   std::vector<TaskId> offered(placed);
   std::sort(offered.begin(), offered.end());
   bool busy = false;  // placed in this session: never a victim
   for (TaskId t : job.tasks) {
+    if (!whole) break;
     const TaskInfo& task = session.task(t);
     if (!IsPlaced(task.status)) continue;
     busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
@@ -70,6 +75,7 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
     if (protected_task(placed[i])) break;  // the ones after it may only go after it
     candidate.workers.push_back(placed[i]);
   }
+  if (!whole) return candidate;
   candidate.whole_allowed = !busy && std::none_of(placed.begin(), placed.end(), protected_task);
   for (size_t i = candidate.workers.size(); i < placed.size(); ++i) {
     candidate.rest.push_back(placed[i]);
@@ -99,7 +105,10 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
     if (kind == VictimKind::kNone) continue;
     std::optional<Candidate>& candidate = candidates[job.id];
-    if (!candidate) candidate = CandidateOf(session, job, preemptor, policy, scalable);
+    const bool whole = kind == VictimKind::kWholeJob;
+    if (!candidate || (whole && !candidate->whole_known)) {
+      candidate = CandidateOf(session, job, preemptor, policy, scalable, whole);
+    }
     if (!candidate->eligible) continue;
     if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
       order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
