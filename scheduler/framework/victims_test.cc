@@ -173,6 +173,32 @@ TEST_CASE("elastic workers go first, highest index first, and a job keeps its mi
   CHECK(three.whole_jobs == Strings{"el"});
 }
 
+TEST_CASE("candidates made for a workers-only policy serve a whole-job policy of the same run as fresh ones") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  b.Job("s3", {.tasks = {{"w", 1, "cpu=3"}}});
+  const Planned fresh = Plan(b, "s3");
+  REQUIRE(fresh.fits);
+
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  VictimOrderCache cache;
+  const std::vector<bool> scalable = ScalableJobs(session);
+  const JobId s3 = s.job("default/s3").id;
+  {
+    Statement statement(session);
+    CHECK_FALSE(PlanForStarvingJob(session, statement, s3, Policy(VictimKind::kElasticWorkers), scalable, &cache,
+                                   {1, 0}).fits);
+  }
+  Statement statement(session);
+  const Planned whole = Names(session, PlanForStarvingJob(session, statement, s3, Policy(), scalable, &cache, {2, 0}));
+  CHECK(whole.fits);
+  CHECK(whole.victims == fresh.victims);
+  CHECK(whole.whole_jobs == fresh.whole_jobs);
+}
+
 TEST_CASE("workers of the most fulfilled job go first, fulfillment re-evaluated after each") {
   ClusterBuilder b;
   b.Node("n1", "cpu=7");
