@@ -140,27 +140,53 @@ class ElasticPlugin : public Plugin {
     return *idle_;
   }
 
+  // What one job adds to the cluster's room for an elastic job's min (its elastic workers, less
+  // what it lacks of its own min once admitted) and to its queue's commitments.
+  void AddContribution(const JobInfo& job, Resources& free, Resources& committed) {
+    const bool admitted = job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning;
+    const Resources& elastic = ElasticRequest(job);
+    free += elastic;
+    Resources min_part = job.allocated - elastic;  // the placed part of its min
+    if (admitted) {
+      Resources lacking = job.min_resources - min_part;
+      lacking.ClampNegativeToZero();
+      free -= lacking;
+    }
+    committed += admitted ? min_part.Max(job.min_resources) : min_part;
+  }
+
+  // The contributions of every job, per session state: a vote subtracts its own job's, so a
+  // session's votes cost one pass over the jobs per admission, not one per waiting job.
+  struct VoteTotals {
+    uint64_t version = UINT64_MAX;
+    Resources free;
+    std::vector<Resources> committed;  // per queue
+  };
+  const VoteTotals& Totals() {
+    if (totals_.version != session_->state_version()) {
+      totals_ = VoteTotals();
+      totals_.version = session_->state_version();
+      totals_.committed.resize(session_->cluster().queues.size());
+      Resources ignored;
+      for (const JobInfo& other : session_->cluster().jobs) {
+        AddContribution(other, totals_.free, other.queue == kNoId ? ignored : totals_.committed[other.queue]);
+      }
+    }
+    return totals_;
+  }
+
   int EnqueueVote(const JobInfo& job) {
     if (job.queue == kNoId) return kAbstain;
     const QueueInfo& queue = session_->queue(job.queue);
     if (!queue.open) return kAbstain;
+    const VoteTotals& totals = Totals();
+    Resources own_free, own_committed;
+    AddContribution(job, own_free, own_committed);
     Resources free = ClusterIdle();
-    Resources queue_committed;
-    for (const JobInfo& other : session_->cluster().jobs) {
-      if (other.id == job.id) continue;
-      const bool admitted = other.phase == PodGroupPhase::kInqueue || other.phase == PodGroupPhase::kRunning;
-      const Resources& elastic = ElasticRequest(other);
-      free += elastic;
-      Resources min_part = other.allocated - elastic;  // the placed part of its min
-      if (admitted) {
-        Resources lacking = other.min_resources - min_part;
-        lacking.ClampNegativeToZero();
-        free -= lacking;
-      }
-      if (other.queue == job.queue) {
-        queue_committed += admitted ? min_part.Max(other.min_resources) : min_part;
-      }
-    }
+    free += totals.free;
+    free -= own_free;
+    Resources queue_committed = totals.committed[job.queue];
+    queue_committed -= own_committed;
     if (!job.min_resources.FitsIn(free)) return kAbstain;
     const Resources wanted = queue_committed + job.min_resources;
     for (const auto& [id, amount] : job.min_resources.NonZero()) {
@@ -175,6 +201,7 @@ class ElasticPlugin : public Plugin {
   std::vector<TaskId> per_pod_task_;                      // per job; kNotComputed until asked
   std::vector<std::optional<Resources>> elastic_request_;  // per job
   std::optional<Resources> idle_;
+  VoteTotals totals_;
   Resources total_guarantee_;
   std::vector<int8_t> extended_;  // per resource id: -1 unknown, 0 no, 1 yes
 };

@@ -268,6 +268,15 @@ tiers:
     CHECK_FALSE(session->JobEnqueueable(Job(*session, "fits")));  // 6 - 3 = 3 < 4
   }
   {
+    // A job admitted earlier in the session holds its share for the votes after it.
+    ClusterBuilder b = cluster();
+    auto session = Open(b, config);
+    CHECK(session->JobEnqueueable(Job(*session, "cap-ok")));
+    const JobInfo& fits = Job(*session, "fits");
+    session->AdmitJob(fits.id, fits.min_resources);
+    CHECK_FALSE(session->JobEnqueueable(Job(*session, "cap-ok")));  // 6 - 4 = 2 < 4
+  }
+  {
     // Another queue's guarantee leaves research a real capability of min(6, 8 - 4) = 4 GPUs.
     ClusterBuilder b = cluster();
     b.Queue("ops", 1, "", "nvidia.com/gpu=4");
