@@ -63,6 +63,8 @@ class QueueSharePlugin : public Plugin {
     promised_.assign(cluster.jobs.size(), Resources());
     counted_.assign(cluster.jobs.size(), false);
     voted_.assign(cluster.jobs.size(), false);
+    voted_pending_.clear();
+    synced_job_changes_ = session.job_changes();
 
     std::vector<QueueDemand> demands(queue_count);
     Resources total_guarantee;
@@ -238,6 +240,10 @@ class QueueSharePlugin : public Plugin {
 
   // Jobs voted on while Pending that the enqueue action has since admitted start counting.
   void SyncAdmissions() {
+    // Only a phase change admits a job: without one since the last sync there is nothing to do
+    // (a pass per vote over every job that voted made a session quadratic in its backlog).
+    if (session_->job_changes() == synced_job_changes_) return;
+    synced_job_changes_ = session_->job_changes();
     size_t kept = 0;
     for (JobId job : voted_pending_) {
       const JobInfo& info = session_->job(job);
@@ -289,6 +295,7 @@ class QueueSharePlugin : public Plugin {
   std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
   std::vector<bool> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
+  uint64_t synced_job_changes_ = 0;
   std::optional<HoldingsByPriority> by_priority_;  // when preempt runs
 };
 
