@@ -19,6 +19,7 @@
 #include "api/duration.h"
 #include "api/objects.h"
 #include "api/resources.h"
+#include "api/throughput.h"
 
 namespace lahar {
 
@@ -93,6 +94,10 @@ struct JobInfo {
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
   Millis sla_waiting_time = -1;   // PodGroup annotation (volcano.sh/)sla-waiting-time, -1 when unset
   Millis last_scale_time = kNeverMillis;
+  // Goodput (spec 3.2): the PodGroup carries a valid lahar.sh/throughput annotation, even empty,
+  // and the points it reports, sorted by size.
+  bool measured = false;
+  std::vector<ThroughputPoint> throughput;
   // A digest of the job's objects as the cache last received them (PodGroup, pods) and of its
   // last scale time: equal while none of them changed. The phase is not in it.
   uint64_t version = 0;

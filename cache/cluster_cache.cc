@@ -61,6 +61,23 @@ int32_t PodTaskPriority(const Pod& pod) {
   return pod.priority.value_or(0);
 }
 
+std::vector<std::string> PodGroupWarnings(const PodGroup& group) {
+  std::vector<std::string> warnings;
+  auto check = [&](const char* key, auto parse) {
+    auto it = group.meta.annotations.find(key);
+    if (it == group.meta.annotations.end()) return;
+    absl::Status status = parse(it->second).status();
+    if (!status.ok()) {
+      warnings.push_back(StrCat("annotation ", key, ": ", status.message(), "; the job is scheduled as if it were absent"));
+    }
+  };
+  check(kThroughputAnnotation, [](const std::string& v) { return ParseThroughput(v); });
+  check(kElasticCooldownAnnotation, [](const std::string& v) { return ParseDuration(v); });
+  check(kVolcanoSlaWaitingTimeAnnotation, [](const std::string& v) { return ParseDuration(v); });
+  check(kSlaWaitingTimeAnnotation, [](const std::string& v) { return ParseDuration(v); });
+  return warnings;
+}
+
 ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) {}
 
 void ClusterCache::UpsertNode(Node node) {
@@ -497,6 +514,14 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     if (cooldown != pg.meta.annotations.end()) {
       auto parsed = ParseDuration(cooldown->second);
       if (parsed.ok()) job.cooldown_override = *parsed;
+    }
+    auto throughput = pg.meta.annotations.find(kThroughputAnnotation);
+    if (throughput != pg.meta.annotations.end()) {
+      auto points = ParseThroughput(throughput->second);
+      if (points.ok()) {  // a bad value is reported by whoever fed the cache (PodGroupWarnings)
+        job.measured = true;
+        job.throughput = *std::move(points);
+      }
     }
     auto sla = pg.meta.annotations.find(kVolcanoSlaWaitingTimeAnnotation);
     if (sla == pg.meta.annotations.end()) sla = pg.meta.annotations.find(kSlaWaitingTimeAnnotation);

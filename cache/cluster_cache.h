@@ -155,6 +155,10 @@ int64_t PodIndex(const Pod& pod);
 std::string PodRole(const Pod& pod);
 // The pod's task priority: annotation volcano.sh/task-priority, else spec.priority.
 int32_t PodTaskPriority(const Pod& pod);
+// Annotations of the PodGroup that the cache reads and cannot use (lahar.sh/throughput,
+// lahar.sh/elastic-cooldown, sla-waiting-time), each as "annotation <key>: <why>". The job is
+// still scheduled, as if the annotation were absent; whoever feeds the cache reports these.
+std::vector<std::string> PodGroupWarnings(const PodGroup& group);
 
 }  // namespace lahar
 

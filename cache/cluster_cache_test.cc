@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "api/duration.h"
+
 namespace lahar {
 namespace {
 
@@ -45,6 +47,48 @@ TEST_CASE("a task carries its pod's scheduling gates, and an update that removes
   const TaskInfo& now = after.tasks[after.jobs[after.FindJob("default/solo")].tasks.front()];
   CHECK_FALSE(now.gated);
   CHECK(now.constraint_class == ungated.constraint_class);
+}
+
+TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
+  ClusterCache cache;
+  PodGroup group;
+  group.meta.name = "train";
+  group.meta.namespace_ = "ml";
+  group.meta.uid = "g1";
+  group.queue = "default";
+  auto job_of = [&](Millis now) {
+    ClusterSnapshot snapshot = cache.Snapshot(now);
+    return snapshot.jobs[snapshot.FindJob("ml/train")];
+  };
+  cache.UpsertPodGroup(group);
+  CHECK_FALSE(job_of(0).measured);
+  CHECK(PodGroupWarnings(group).empty());
+
+  group.meta.annotations[kThroughputAnnotation] = "";  // will report, has not yet
+  cache.UpsertPodGroup(group);
+  CHECK(job_of(1).measured);
+  CHECK(job_of(1).throughput.empty());
+
+  group.meta.annotations[kThroughputAnnotation] = "2=18,1=10";
+  cache.UpsertPodGroup(group);
+  JobInfo measured = job_of(2);
+  CHECK(measured.measured);
+  CHECK(measured.throughput == std::vector<ThroughputPoint>{{1, 10}, {2, 18}});
+
+  group.meta.annotations[kThroughputAnnotation] = "1=10,2=fast";
+  group.meta.annotations[kElasticCooldownAnnotation] = "soon";
+  cache.UpsertPodGroup(group);
+  JobInfo bad = job_of(3);
+  CHECK_FALSE(bad.measured);
+  CHECK(bad.throughput.empty());
+  CHECK(bad.cooldown_override == -1);
+  CHECK(PodGroupWarnings(group) ==
+        std::vector<std::string>{
+            "annotation lahar.sh/throughput: \"2=fast\": the throughput is not a finite non-negative number; the "
+            "job is scheduled as if it were absent",
+            "annotation lahar.sh/elastic-cooldown: " +
+                std::string(ParseDuration("soon").status().message()) +
+                "; the job is scheduled as if it were absent"});
 }
 
 }  // namespace

@@ -90,11 +90,11 @@ class ElasticScaleAction : public Action {
     // Each candidate's pending tasks in task order, and the next one to place.
     std::vector<std::vector<TaskId>> pending(session.jobs().size());
     std::vector<size_t> next(session.jobs().size(), 0);
-    auto least_fulfilled_on_top = [&session](JobId a, JobId b) {
+    auto first_served_on_top = [&session](JobId a, JobId b) {
       return session.ElasticOrderLess(session.job(b), session.job(a));
     };
-    std::priority_queue<JobId, std::vector<JobId>, decltype(least_fulfilled_on_top)> jobs(
-        least_fulfilled_on_top);
+    std::priority_queue<JobId, std::vector<JobId>, decltype(first_served_on_top)> jobs(
+        first_served_on_top);
     for (const JobInfo& job : session.cluster().jobs) {
       if (!ElasticEligible(session, job) || !session.queue(job.queue).open) continue;
       if (job.Count(TaskStatus::kPending) == 0 || !scalable[job.id] || kept.gives_up_workers[job.id]) continue;
@@ -109,6 +109,10 @@ class ElasticScaleAction : public Action {
       jobs.pop();
       const JobInfo& job = session.job(id);
       const TaskInfo& task = session.task(pending[id][next[id]]);
+      if (!session.ElasticMayGrow(job)) {
+        LAHAR_LOG(2, "elastic-scale") << job.key() << ": its next worker is not expected to pay";
+        continue;
+      }
       if (!session.Allocatable(session.queue(job.queue), task)) {
         LAHAR_LOG(2, "elastic-scale") << job.key() << ": queue " << session.queue(job.queue).name
                                       << " cannot take " << task.key();

@@ -296,5 +296,84 @@ TEST_CASE("default configuration: CPU-only mins by requests, their extras by lim
   CHECK(out.binds.count("default/c-w-4") == 0);
 }
 
+
+// Goodput (spec 3.2): two jobs of one-GPU workers on 8 GPUs, both running 2 pods. `lin`
+// reports linear throughput, `sat` saturates past 2 pods (its 3rd pod gained 0.5/9 < 0.1).
+ClusterBuilder GoodputCluster(const std::string& sat_reports) {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  const std::string worker = "cpu=1,nvidia.com/gpu=1";
+  b.Job("lin", {.min = 1, .tasks = {{"w", 8, worker}}, .phase = PodGroupPhase::kRunning, .throughput = "1=10,2=20"});
+  b.Job("sat", {.min = 1, .tasks = {{"w", 8, worker}}, .phase = PodGroupPhase::kRunning, .throughput = sat_reports});
+  b.RunningRange("lin", "w", 0, 1, "n");
+  b.RunningRange("sat", "w", 0, 1, "n");
+  return b;
+}
+
+TEST_CASE("goodput: the linear job gets the spare GPUs, the saturated one stays at its knee") {
+  ClusterBuilder b = GoodputCluster("1=10,2=18,3=18.5");
+  // Each session grows `lin` by one pod (one past its largest report), then `lin` reports the
+  // new size; `sat` never grows past 2, the size its reports show to pay.
+  Millis now = 0;
+  for (int size = 3; size <= 6; ++size) {
+    SessionOutcome out = RunSession(b, kScaleOnly, now);
+    CHECK(out.bind_order == std::vector<std::string>{StrCat("default/lin-w-", size - 1)});
+    Apply(b, out);
+    std::string reports;
+    for (int n = 1; n <= size; ++n) reports += StrCat(reports.empty() ? "" : ",", n, "=", 10 * n);
+    b.Throughput("lin", reports);
+    now += 61'000;
+  }
+  // lin 6, sat 2: every GPU busy. With fulfillment order the two would have shared the 4 spare
+  // GPUs 2 and 2.
+  CHECK(RunSession(b, kScaleOnly, now).binds.empty());
+}
+
+TEST_CASE("goodput: a measured job grows only one size past its largest report") {
+  ClusterBuilder b = GoodputCluster("1=10,2=18");  // sat's 2nd pod gained 0.8: it may try a 3rd
+  SessionOutcome out = RunSession(b, kScaleOnly);
+  // Both may grow to 3; the fitted curve expects less of sat's 3rd pod than of lin's.
+  CHECK(out.bind_order == std::vector<std::string>{"default/lin-w-2", "default/sat-w-2"});
+
+  ClusterBuilder silent = GoodputCluster("");  // measured, nothing reported yet: it waits
+  CHECK(RunSession(silent, kScaleOnly).bind_order == std::vector<std::string>{"default/lin-w-2"});
+}
+
+TEST_CASE("goodput: a job without reports is expected to gain 1 and keeps the fulfillment order") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=6");
+  const std::string worker = "cpu=1,nvidia.com/gpu=1";
+  // `half` reports that its 2nd pod added half a pod's throughput (gain 0.5): an unmeasured job,
+  // expected to gain 1.0, goes first although it is more fulfilled.
+  b.Job("half", {.min = 1, .tasks = {{"w", 8, worker}}, .phase = PodGroupPhase::kRunning, .throughput = "1=10,2=15"});
+  b.Job("plain", {.min = 1, .tasks = {{"w", 3, worker}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("half", "w", 0, 1, "n");
+  b.RunningRange("plain", "w", 0, 1, "n");
+  SessionOutcome out = RunSession(b, kScaleOnly);
+  CHECK(out.bind_order == std::vector<std::string>{"default/plain-w-2", "default/half-w-2"});
+
+  SECTION("elastic.minGain above a job's expected gain stops it") {
+    SessionOutcome strict = RunSession(b, R"(
+actions: "elastic-scale"
+tiers:
+- plugins:
+  - name: elastic
+    arguments: {elastic.minGain: 0.6}
+)");
+    CHECK(strict.bind_order == std::vector<std::string>{"default/plain-w-2"});
+  }
+  SECTION("elastic.goodput: false orders by fulfillment alone") {
+    SessionOutcome off = RunSession(b, R"(
+actions: "elastic-scale"
+tiers:
+- plugins:
+  - name: elastic
+    arguments: {elastic.goodput: false}
+)");
+    // half 1/7 is less fulfilled than plain 1/2: it takes both, growing past its reports.
+    CHECK(off.bind_order == std::vector<std::string>{"default/half-w-2", "default/half-w-3"});
+  }
+}
+
 }  // namespace
 }  // namespace lahar

@@ -1,11 +1,37 @@
 #include "actions/preempt_elastic_workers/preempt_elastic_workers.h"
 
+#include "api/log.h"
 #include "api/status_macros.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
 #include "scheduler/framework/victims.h"
 
 namespace lahar {
 namespace {
+
+// Takes back the elastic workers that a job's own reports show do not pay (spec 3.2), whether
+// or not anybody waits: highest index first, outside the job's cooldown, never below its min,
+// never a pod annotated not preemptable.
+void ShedUnpaidWorkers(Session& session) {
+  if (!session.HasElasticShedHooks()) return;
+  for (const JobInfo& job : session.cluster().jobs) {
+    if (!job.measured || !ElasticEligible(session, job)) continue;
+    int32_t shed = session.ElasticWorkersToShed(job);
+    if (shed <= 0 || !job.preemptable || !session.Scalable(job)) continue;
+    Statement statement(session);
+    for (TaskId worker : ElasticWorkers(session, job)) {
+      if (shed == 0) break;
+      if (!session.task(worker).preemptable) continue;
+      statement.Evict(worker, kLowGainEvictionReason);
+      --shed;
+    }
+    if (statement.empty()) continue;
+    LAHAR_LOG(2, "preempt-elastic-workers") << job.key() << ": taking back workers that gained less than minGain";
+    statement.Commit();
+    session.MarkScaled(job.id);
+  }
+}
 
 class PreemptElasticWorkersAction : public Action {
  public:
@@ -17,6 +43,7 @@ class PreemptElasticWorkersAction : public Action {
       return ElasticWorkersPolicy(session, job);
     };
     RelieveStarvingJobs(session, Name(), handler);
+    ShedUnpaidWorkers(session);
   }
 };
 

@@ -421,5 +421,39 @@ TEST_CASE("default configuration: a queue at its capability takes back its own e
   CHECK(second.evicts.empty());
 }
 
+
+TEST_CASE("goodput: the worker with the lowest gain goes first") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=4");
+  const std::string worker = "cpu=1,nvidia.com/gpu=1";
+  // By fulfillment `lin` (1/2) would give up a worker before `sat` (1/7); by gain `sat`'s 2nd
+  // pod (0.3) pays less than `lin`'s (1.0).
+  b.Job("lin", {.min = 1, .tasks = {{"w", 3, worker}}, .phase = PodGroupPhase::kRunning, .throughput = "1=10,2=20"});
+  b.Job("sat", {.min = 1, .tasks = {{"w", 8, worker}}, .phase = PodGroupPhase::kRunning, .throughput = "1=10,2=13"});
+  b.RunningRange("lin", "w", 0, 1, "n");
+  b.RunningRange("sat", "w", 0, 1, "n");
+  b.Job("new", {.min = 1, .tasks = {{"w", 1, worker}}});
+  SessionOutcome out = RunSession(b, kPreemptOnly);
+  CHECK(out.evicts == Evictions{{"default/sat-w-1", "elastic-preempted-for default/new"}});
+}
+
+TEST_CASE("goodput: a worker that gained less than minGain is taken back once, nobody waiting, and not re-added") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  const std::string worker = "cpu=1,nvidia.com/gpu=1";
+  b.Job("sat", {.min = 1, .tasks = {{"w", 8, worker}}, .phase = PodGroupPhase::kRunning,
+                .throughput = "1=10,2=18,3=18.5,4=18.6"});
+  b.RunningRange("sat", "w", 0, 3, "n");
+  SessionOutcome out = RunSession(b, kScaleAndPreempt);
+  // Its 3rd pod gained 0.5/9 < 0.1: sizes 3 and 4 do not pay, the two highest ranks go.
+  CHECK(out.evicts == Evictions{{"default/sat-w-3", "elastic-low-gain"}, {"default/sat-w-2", "elastic-low-gain"}});
+  CHECK(out.binds.empty());
+  Apply(b, out);
+  for (Millis now : {61'000, 122'000}) {
+    SessionOutcome later = RunSession(b, kScaleAndPreempt, now);
+    CHECK(later.evicts.empty());
+    CHECK(later.binds.empty());  // 6 idle GPUs, but not for a worker its reports showed not to pay
+  }
+}
 }  // namespace
 }  // namespace lahar

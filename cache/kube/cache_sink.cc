@@ -48,6 +48,13 @@ void CacheSink::UpsertLocked(const rapidjson::Value& object) {
     }
     case ObjectKind::kPodGroup: {
       absl::StatusOr<PodGroup> group = DecodePodGroup(object);
+      if (group.ok() && on_invalid_) {
+        for (std::string& warning : PodGroupWarnings(*group)) {
+          on_invalid_(InvalidObject{kind_, MetadataField(object, "namespace"), MetadataField(object, "name"),
+                                    MetadataField(object, "uid"), MetadataField(object, "resourceVersion"),
+                                    std::move(warning), /*ignored=*/false});
+        }
+      }
       if (group.ok()) cache_.UpsertPodGroup(*std::move(group));
       status = group.status();
       break;

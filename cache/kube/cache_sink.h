@@ -24,6 +24,9 @@ struct InvalidObject {
   std::string uid;
   std::string resource_version;
   std::string message;
+  // False: the object is used, and only the parts `message` names are not (a PodGroup's bad
+  // annotation).
+  bool ignored = true;
 };
 
 class CacheSink : public WatchSink {

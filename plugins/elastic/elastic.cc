@@ -7,6 +7,7 @@
 
 #include "api/log.h"
 #include "api/status_macros.h"
+#include "plugins/elastic/goodput.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
@@ -15,6 +16,8 @@ namespace {
 
 constexpr std::string_view kCooldownKey = "elastic.cooldown";
 constexpr std::string_view kCpuByLimitsKey = "elastic.cpuByLimits";
+constexpr std::string_view kMinGainKey = "elastic.minGain";
+constexpr std::string_view kGoodputKey = "elastic.goodput";
 constexpr TaskId kNotComputed = -2;
 
 class ElasticPlugin : public Plugin {
@@ -28,17 +31,34 @@ class ElasticPlugin : public Plugin {
     for (const QueueInfo& queue : session.cluster().queues) total_guarantee_ += queue.guarantee;
     per_pod_task_.assign(session.jobs().size(), kNotComputed);
     elastic_request_.assign(session.jobs().size(), std::nullopt);
-    // Any task starting or stopping to take resources may change its job's next pending task
-    // and elastic workers, and the cluster's idle resources.
+    gains_.assign(session.jobs().size(), Gains());
+    curves_.assign(session.jobs().size(), std::nullopt);
+    smallest_share_.reset();
+    any_measured_ = false;
+    if (options_.goodput) {
+      for (const JobInfo& job : session.cluster().jobs) any_measured_ = any_measured_ || job.measured;
+    }
+    // Any task starting or stopping to take resources may change its job's next pending task,
+    // elastic workers and gains, and the cluster's idle resources.
     auto invalidate = [this](const TaskInfo& task) {
       per_pod_task_[task.job] = kNotComputed;
       elastic_request_[task.job].reset();
+      gains_[task.job] = Gains();
       idle_.reset();
     };
     session.AddEventHandler({invalidate, invalidate});
 
     session.AddElasticOrderFn([this](const JobInfo& l, const JobInfo& r) { return CompareElastic(l, r); });
     session.AddScalableFn([this](const JobInfo& job) { return OutsideCooldown(job); });
+    session.AddElasticGrowFn([this](const JobInfo& job) { return MayGrow(job); });
+    if (any_measured_) {
+      session.AddElasticVictimOrderFn([this](const JobInfo& l, const JobInfo& r) {
+        const double gl = GainsOf(l).last_per_unit;
+        const double gr = GainsOf(r).last_per_unit;
+        return gl == gr ? 0 : (gl < gr ? -1 : 1);  // the lower gain gives up its worker first
+      });
+      session.AddElasticShedFn([this](const JobInfo& job) { return WorkersToShed(job); });
+    }
     if (options_.cpu_by_limits) {
       session.AddElasticPredicateFn(
           [this](const TaskInfo& task, const NodeInfo& node) { return FitsWithinLimits(task, node); });
@@ -48,6 +68,11 @@ class ElasticPlugin : public Plugin {
 
  private:
   int CompareElastic(const JobInfo& l, const JobInfo& r) {
+    if (any_measured_) {
+      const double gl = GainsOf(l).next_per_unit;
+      const double gr = GainsOf(r).next_per_unit;
+      if (gl != gr) return gl > gr ? -1 : 1;  // the higher expected gain first
+    }
     int c = CompareFulfillment(FulfillmentOf(l), FulfillmentOf(r));
     if (c != 0) return c;
     const Resources& pl = PerPodRequest(l);
@@ -77,6 +102,82 @@ class ElasticPlugin : public Plugin {
       cached = next_pending != kNoId ? next_pending : last;
     }
     return cached == kNoId ? *kNone : session_->task(cached).request;
+  }
+
+  bool Measured(const JobInfo& job) const { return options_.goodput && job.measured; }
+
+  const ScalingCurve& CurveOf(const JobInfo& job) {
+    std::optional<ScalingCurve>& curve = curves_[job.id];
+    if (!curve) curve = ScalingCurve::Fit(job.throughput);
+    return *curve;
+  }
+
+  // The largest share of the cluster one pod of the job asks for, in any resource.
+  double DominantShare(const JobInfo& job) {
+    const Resources& total = session_->cluster().total_allocatable;
+    double share = 0;
+    for (const auto& [id, amount] : PerPodRequest(job).NonZero()) {
+      if (id != kPods && total.Get(id) > 0) {
+        share = std::max(share, static_cast<double>(amount) / static_cast<double>(total.Get(id)));
+      }
+    }
+    return share;
+  }
+
+  // A measured job's gains are counted per unit of its dominant resource, the unit being the
+  // smallest measured pod of the session (so a measured job of such pods compares with an
+  // unmeasured one, expected to gain 1.0, by its plain gain).
+  double PerUnit(const JobInfo& job, double gain) {
+    if (!smallest_share_) {
+      double smallest = 0;
+      for (const JobInfo& other : session_->cluster().jobs) {
+        if (!Measured(other)) continue;
+        const double share = DominantShare(other);
+        if (share > 0 && (smallest == 0 || share < smallest)) smallest = share;
+      }
+      smallest_share_ = smallest;
+    }
+    const double share = DominantShare(job);
+    return share > 0 && *smallest_share_ > 0 ? gain * *smallest_share_ / share : gain;
+  }
+
+  // Expected gains of the job's next worker and of its last one (spec 3.2); 1.0 without reports.
+  struct Gains {
+    bool known = false;
+    double next = 1.0;
+    double next_per_unit = 1.0;
+    double last_per_unit = 1.0;
+  };
+  const Gains& GainsOf(const JobInfo& job) {
+    Gains& gains = gains_[job.id];
+    if (gains.known) return gains;
+    gains.known = true;
+    if (!Measured(job) || job.throughput.empty()) return gains;  // nothing measured yet: linear
+    const int32_t n = job.PlacedCount();
+    const ScalingCurve& curve = CurveOf(job);
+    gains.next = curve.GainOfNext(n);
+    gains.next_per_unit = PerUnit(job, gains.next);
+    const double last = ReportedGain(job.throughput, n).value_or(curve.GainOfNext(n - 1));
+    gains.last_per_unit = PerUnit(job, last);
+    return gains;
+  }
+
+  // A worker is added only while it is expected to pay; a measured job grows one size past the
+  // largest it reported, and never past a size its reports showed not to pay.
+  bool MayGrow(const JobInfo& job) {
+    if (GainsOf(job).next < options_.min_gain) return false;
+    if (!Measured(job)) return true;
+    const int32_t n = job.PlacedCount();
+    if (job.throughput.empty() || n > job.throughput.back().size) return false;
+    std::optional<int32_t> limit = UsefulSizeLimit(job.throughput, options_.min_gain);
+    return !limit || n + 1 <= *limit;
+  }
+
+  int32_t WorkersToShed(const JobInfo& job) {
+    if (!Measured(job)) return 0;
+    std::optional<int32_t> limit = UsefulSizeLimit(job.throughput, options_.min_gain);
+    if (!limit) return 0;
+    return std::max(0, job.PlacedCount() - std::max(*limit, job.min_available));
   }
 
   bool OutsideCooldown(const JobInfo& job) const {
@@ -201,6 +302,10 @@ class ElasticPlugin : public Plugin {
   std::vector<TaskId> per_pod_task_;                      // per job; kNotComputed until asked
   std::vector<std::optional<Resources>> elastic_request_;  // per job
   std::optional<Resources> idle_;
+  std::vector<Gains> gains_;                           // per job
+  std::vector<std::optional<ScalingCurve>> curves_;    // per job
+  std::optional<double> smallest_share_;
+  bool any_measured_ = false;
   VoteTotals totals_;
   Resources total_guarantee_;
   std::vector<int8_t> extended_;  // per resource id: -1 unknown, 0 no, 1 yes
@@ -214,6 +319,10 @@ std::vector<ArgumentSpec> ElasticArguments() {
        "no elastic change to a job again within this time of the last"},
       {kCpuByLimitsKey, ArgumentKind::kBool, "true", ArgumentSupport::kHonoured,
        "CPU-only elastic workers fit within the pod limits on a node"},
+      {kMinGainKey, ArgumentKind::kNumber, "0.1", ArgumentSupport::kHonoured,
+       "an elastic worker is added only while its expected gain is at least this"},
+      {kGoodputKey, ArgumentKind::kBool, "true", ArgumentSupport::kHonoured,
+       "order elastic work by the throughput jobs report (lahar.sh/throughput)"},
   };
 }
 
@@ -221,6 +330,8 @@ absl::StatusOr<ElasticPluginOptions> ParseElasticPluginOptions(const Arguments& 
   ElasticPluginOptions options;
   ASSIGN_OR_RETURN(options.cooldown, arguments.GetDuration(kCooldownKey, options.cooldown));
   ASSIGN_OR_RETURN(options.cpu_by_limits, arguments.GetBool(kCpuByLimitsKey, options.cpu_by_limits));
+  ASSIGN_OR_RETURN(options.min_gain, arguments.GetDouble(kMinGainKey, options.min_gain, 0, 1e9));
+  ASSIGN_OR_RETURN(options.goodput, arguments.GetBool(kGoodputKey, options.goodput));
   return options;
 }
 

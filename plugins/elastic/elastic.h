@@ -5,10 +5,24 @@
 //   elastic.cooldown     Go duration, default 60s. Per-job override: PodGroup annotation
 //                        lahar.sh/elastic-cooldown (JobInfo::cooldown_override).
 //   elastic.cpuByLimits  bool, default true.
+//   elastic.minGain      number >= 0, default 0.1: an elastic worker is added only while its
+//                        expected gain is at least this (spec 3.2).
+//   elastic.goodput      bool, default true; false ignores lahar.sh/throughput (every job is
+//                        ordered by fulfillment), e.g. to compare the two with lahar-sim.
 // A malformed value is InvalidArgument naming the plugin and the key.
 //
 // Hooks (see scheduler/framework/job_rules.h for min, max, master and fulfillment):
-// - ElasticOrder: the less fulfilled job first. Equal scores: more nvidia.com/gpu per pod first,
+// - Goodput (spec 3.2, plugins/elastic/goodput.h): a measured job (JobInfo::measured) with
+//   reported points has an expected gain for its next worker and for its last one, from the
+//   curve fitted to its points (for the last, the reported points themselves when both sizes
+//   were reported); a job without reports is expected to gain 1.0 either way. Gains compare per
+//   unit of the job's dominant resource (see PerUnit). ElasticOrder puts the higher next gain
+//   first, ElasticVictimOrder takes the lower last gain first (registered only when some job of
+//   the session is measured, so sessions without reports order exactly as before). ElasticGrow
+//   refuses a worker whose expected gain is below elastic.minGain, and a measured job one past
+//   its largest reported size (none reported: no growth) or past a size its reports showed not
+//   to pay (UsefulSizeLimit); ElasticShed asks for the workers above that size back.
+// - ElasticOrder: then the less fulfilled job first. Equal scores: more nvidia.com/gpu per pod first,
 //   then more cpu, then more memory, where "per pod" is the request of the job's next pending
 //   task in task order (for a job with nothing pending: its last task in task order, the one it
 //   would give up first). Still equal: the session falls back to its job order.
@@ -63,6 +77,8 @@ namespace lahar {
 struct ElasticPluginOptions {
   Millis cooldown = 60 * 1000;
   bool cpu_by_limits = true;
+  double min_gain = 0.1;
+  bool goodput = true;
 };
 
 std::vector<ArgumentSpec> ElasticArguments();

@@ -284,10 +284,17 @@ class SchedulerDaemon::Impl {
   void ReportInvalid(const InvalidObject& bad) {
     {
       std::lock_guard<std::mutex> lock(report_mu_);
-      std::string key = StrCat(ObjectKindName(bad.kind), "/", bad.namespace_, "/", bad.name);
+      std::string key = StrCat(ObjectKindName(bad.kind), "/", bad.namespace_, "/", bad.name, "/", bad.message);
       std::string& last = reported_invalid_[key];
       if (last == bad.resource_version) return;  // a relist shows the same version again
       last = bad.resource_version;
+    }
+    if (!bad.ignored) {
+      LAHAR_WARN("cache") << ObjectKindName(bad.kind) << " " << bad.namespace_ << "/" << bad.name << ": " << bad.message;
+      PostEvent(EventSpec{std::string(ObjectKindName(bad.kind)), std::string(ApiVersionOf(bad.kind)),
+                          bad.namespace_.empty() ? "default" : bad.namespace_, bad.namespace_, bad.name, bad.uid,
+                          "Warning", "InvalidAnnotation", bad.message});
+      return;
     }
     metrics_invalid_.Add({std::string(ObjectKindName(bad.kind))});
     LAHAR_WARN("cache") << "ignoring " << ObjectKindName(bad.kind) << " "

@@ -136,7 +136,7 @@ tiers:
       elastic.cooldwn: 30s
 )");
   CHECK(misspelled == "scheduler configuration, line 6: plugin elastic: unknown argument \"elastic.cooldwn\" "
-                      "(valid arguments: elastic.cooldown, elastic.cpuByLimits)");
+                      "(valid arguments: elastic.cooldown, elastic.cpuByLimits, elastic.minGain, elastic.goodput)");
   CHECK(ErrorOf("actions: allocate\ntiers:\n- plugins:\n  - name: elastic\n    arguments:\n      elastic.cpuByLimits: 2\n") ==
         "scheduler configuration, line 6: plugin elastic: argument elastic.cpuByLimits: \"2\" is not true or false");
   CHECK(ErrorOf("actions: allocate\ntiers:\n- plugins:\n  - name: binpack\n    arguments:\n      binpack.weight: heavy\n") ==

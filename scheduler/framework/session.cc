@@ -178,7 +178,12 @@ void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, Extensi
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
 void Session::AddReclaimableFn(VictimsFn fn) { AddHook(reclaimable_, ExtensionPoint::kReclaimable, std::move(fn)); }
 void Session::AddElasticOrderFn(JobCompareFn fn) { AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn)); }
+void Session::AddElasticVictimOrderFn(JobCompareFn fn) {
+  AddHook(elastic_victim_order_, ExtensionPoint::kElasticOrder, std::move(fn));
+}
 void Session::AddScalableFn(JobTestFn fn) { AddHook(scalable_, ExtensionPoint::kScalable, std::move(fn)); }
+void Session::AddElasticGrowFn(JobTestFn fn) { AddHook(elastic_grow_, ExtensionPoint::kScalable, std::move(fn)); }
+void Session::AddElasticShedFn(JobCountFn fn) { AddHook(elastic_shed_, ExtensionPoint::kScalable, std::move(fn)); }
 void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
 void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
 
@@ -209,6 +214,25 @@ bool Session::ElasticOrderLess(const JobInfo& l, const JobInfo& r) const {
   int c = CompareByHooks(elastic_order_, l, r);
   if (c != 0) return c < 0;
   return JobOrderLess(l, r);
+}
+
+bool Session::ElasticVictimOrderLess(const JobInfo& l, const JobInfo& r) const {
+  int c = CompareByHooks(elastic_victim_order_, l, r);
+  if (c != 0) return c < 0;
+  return ElasticOrderLess(r, l);
+}
+
+bool Session::ElasticMayGrow(const JobInfo& job) const {
+  for (const auto& hook : elastic_grow_) {
+    if (!hook.fn(job)) return false;
+  }
+  return true;
+}
+
+int32_t Session::ElasticWorkersToShed(const JobInfo& job) const {
+  int32_t shed = 0;
+  for (const auto& hook : elastic_shed_) shed = std::max(shed, hook.fn(job));
+  return shed;
 }
 
 FitResult Session::Predicate(const TaskInfo& task, const NodeInfo& node) const {

@@ -89,6 +89,7 @@ using PredicateFn = std::function<FitResult(const TaskInfo&, const NodeInfo&)>;
 using NodeScoreFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
 using JobTestFn = std::function<bool(const JobInfo&)>;
 using JobVoteFn = std::function<int(const JobInfo&)>;
+using JobCountFn = std::function<int32_t(const JobInfo&)>;
 using JobValidFn = std::function<std::optional<std::string>(const JobInfo&)>;  // reason if invalid
 using QueueTestFn = std::function<bool(const QueueInfo&)>;
 using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
@@ -266,7 +267,14 @@ class Session {
   void AddPreemptableFn(VictimsFn fn);
   void AddReclaimableFn(VictimsFn fn);
   void AddElasticOrderFn(JobCompareFn fn);
+  // Which of two jobs gives up an elastic worker first (<0: left); see ElasticVictimOrderLess.
+  void AddElasticVictimOrderFn(JobCompareFn fn);
   void AddScalableFn(JobTestFn fn);
+  // Whether the job may be given one more elastic worker now (goodput: its next worker is
+  // expected to pay, and every size up to its current one has been measured).
+  void AddElasticGrowFn(JobTestFn fn);
+  // How many of the job's elastic workers no longer pay and are taken back, nobody waiting.
+  void AddElasticShedFn(JobCountFn fn);
   void AddElasticPredicateFn(PredicateFn fn);
   void AddEventHandler(EventHandler handler);
 
@@ -276,6 +284,14 @@ class Session {
   bool TaskOrderLess(const TaskInfo& l, const TaskInfo& r) const;
   // Least-fulfilled first (elastic plugin); falls back to JobOrderLess.
   bool ElasticOrderLess(const JobInfo& l, const JobInfo& r) const;
+  // True when `l` gives up its last elastic worker before `r`: by the victim-order hooks, then
+  // the reverse of ElasticOrderLess (the job that would be served last gives up first).
+  bool ElasticVictimOrderLess(const JobInfo& l, const JobInfo& r) const;
+  // Every grow hook agrees (true without any).
+  bool ElasticMayGrow(const JobInfo& job) const;
+  // The most any shed hook asks for (0 without any).
+  int32_t ElasticWorkersToShed(const JobInfo& job) const;
+  bool HasElasticShedHooks() const { return !elastic_shed_.empty(); }
   FitResult Predicate(const TaskInfo& task, const NodeInfo& node) const;
   FitResult ElasticPredicate(const TaskInfo& task, const NodeInfo& node) const;
   double NodeScore(const TaskInfo& task, const NodeInfo& node) const;
@@ -372,6 +388,9 @@ class Session {
   std::vector<Hook<VictimsFn>> reclaimable_;
   std::vector<Hook<JobCompareFn>> elastic_order_;
   std::vector<Hook<JobTestFn>> scalable_;
+  std::vector<Hook<JobCompareFn>> elastic_victim_order_;
+  std::vector<Hook<JobTestFn>> elastic_grow_;
+  std::vector<Hook<JobCountFn>> elastic_shed_;
   std::vector<Hook<PredicateFn>> elastic_predicates_;
   std::vector<EventHandler> event_handlers_;
 

@@ -189,8 +189,10 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     };
     // Workers are taken for real in a scratch statement, so that the elastic order and the
     // Overused hooks see each job and queue after the workers ranked before; undone at the end.
-    auto less = [&session](JobId a, JobId b) { return session.ElasticOrderLess(session.job(a), session.job(b)); };
-    using Heap = std::priority_queue<JobId, std::vector<JobId>, decltype(less)>;  // most fulfilled on top
+    auto less = [&session](JobId a, JobId b) {
+      return session.ElasticVictimOrderLess(session.job(b), session.job(a));
+    };
+    using Heap = std::priority_queue<JobId, std::vector<JobId>, decltype(less)>;  // first to give up on top
     std::map<JobId, int32_t> cursor;
     Statement scratch(session);
     auto take = [&](JobId job) {

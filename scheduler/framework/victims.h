@@ -158,6 +158,10 @@ std::vector<bool> ScalableJobs(const Session& session);
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
                          const std::vector<bool>& scalable, const std::function<bool()>& plan_all);
 
+// The reason of an elastic worker taken back because its job's reports show it does not pay
+// (spec 3.2): nobody waits for it.
+inline constexpr char kLowGainEvictionReason[] = "elastic-low-gain";
+
 // "<verb> <namespace>/<job>": elastic-preempted-for, preempted-for, reclaimed-for.
 std::string EvictionReason(std::string_view verb, const JobInfo& starving);
 // The inverse: {verb, "namespace/job"}; the job is empty for a reason of another form.

@@ -112,6 +112,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
   pg.phase = spec.phase;
   if (!spec.cooldown.empty()) pg.meta.annotations[kElasticCooldownAnnotation] = spec.cooldown;
   if (!spec.preemptable) pg.meta.annotations[kPreemptableAnnotation] = "false";
+  if (spec.throughput) pg.meta.annotations[kThroughputAnnotation] = *spec.throughput;
   // minResources: requests of the first `min` pods in task order, as Volcano's controller does.
   int counted = 0;
   for (const TaskSpec& t : spec.tasks) {
@@ -212,6 +213,15 @@ SessionOutcome RunSession(const ClusterBuilder& cluster, std::string_view config
   out.raw = std::move(*result);
   out.now = now;
   return out;
+}
+
+ClusterBuilder& ClusterBuilder::Throughput(const std::string& job, const std::string& value, std::string ns) {
+  const PodGroup* found = cache_.FindPodGroup(StrCat(ns, "/", job));
+  if (found == nullptr) Fail("throughput of unknown job " + job);
+  PodGroup group = *found;
+  group.meta.annotations[kThroughputAnnotation] = value;
+  cache_.UpsertPodGroup(std::move(group));
+  return *this;
 }
 
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {

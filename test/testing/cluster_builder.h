@@ -13,6 +13,7 @@
 #define LAHAR_TEST_TESTING_CLUSTER_BUILDER_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,7 @@ struct JobSpec {
   std::string cooldown = "";                      // lahar.sh/elastic-cooldown
   std::string ns = "default";
   bool preemptable = true;                        // false: volcano.sh/preemptable "false"
+  std::optional<std::string> throughput = std::nullopt;  // lahar.sh/throughput
 };
 
 class ClusterBuilder {
@@ -74,6 +76,8 @@ class ClusterBuilder {
   ClusterBuilder& SchedulingGates(const std::string& pod, std::vector<std::string> gates, std::string ns = "default");
   // A pod of another scheduler occupying `requests` on `node`.
   ClusterBuilder& ForeignPod(const std::string& name, const std::string& node, std::string_view requests);
+  // Sets PodGroup annotation lahar.sh/throughput of job <ns>/<job>, as the job reporting would.
+  ClusterBuilder& Throughput(const std::string& job, const std::string& value, std::string ns = "default");
   ClusterBuilder& LastScaled(const std::string& job, Millis when, std::string ns = "default");
 
   ClusterCache& cache() { return cache_; }
