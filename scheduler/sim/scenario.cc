@@ -19,9 +19,27 @@
 
 namespace lahar {
 
+double Scaling::Throughput(int running) const {
+  if (running <= 0 || throughput.empty()) return 0;
+  const ThroughputPoint* below = nullptr;
+  for (const ThroughputPoint& p : throughput) {
+    if (p.size == running) return p.rate;
+    if (p.size > running) {
+      const double x0 = below ? below->size : 0, y0 = below ? below->rate : 0;
+      return y0 + (p.rate - y0) * (running - x0) / (p.size - x0);
+    }
+    below = &p;
+  }
+  return throughput.back().rate;  // flat past the last point
+}
+
 double Scaling::Rate(int running, int min) const {
   if (running <= 0 || min <= 0) return 0;
   if (kind == Kind::kLinear) return static_cast<double>(running) / min;
+  if (kind == Kind::kThroughput) {
+    const double at_min = Throughput(min);
+    return at_min > 0 ? Throughput(running) / at_min : 0;
+  }
   auto speedup = [&](int n) { return 1.0 / (serial_fraction + (1.0 - serial_fraction) / n); };
   return speedup(running) / speedup(min);
 }
@@ -117,7 +135,32 @@ absl::StatusOr<Scaling> ReadScaling(const Y& s) {
     }
     return s.Error(StrCat("unknown scaling \"", s.ScalarText(), "\" (want linear or {amdahl: <serial fraction>})"));
   }
-  RETURN_IF_ERROR(s.ExpectMap({"amdahl"}));
+  RETURN_IF_ERROR(s.ExpectMap({"amdahl", "throughput"}));
+  if (s["amdahl"].present() == s["throughput"].present()) {
+    return s.Error("want one of {amdahl: <serial fraction>} or {throughput: {<pods>: <rate>, ...}}");
+  }
+  if (s["throughput"].present()) {
+    scaling.kind = Scaling::Kind::kThroughput;
+    RETURN_IF_ERROR(s["throughput"].ForEachEntry([&](const std::string& key, const Y& value) -> absl::Status {
+      ThroughputPoint point;
+      ASSIGN_OR_RETURN(std::string rate, value.Str());
+      if (!absl::SimpleAtoi(key, &point.size) || point.size <= 0) {
+        return value.Error(StrCat("\"", key, "\" is not a pod count (a positive integer)"));
+      }
+      if (!absl::SimpleAtod(rate, &point.rate) || !std::isfinite(point.rate) || point.rate < 0) {
+        return value.Error(StrCat("\"", rate, "\" is not a throughput (a finite number >= 0)"));
+      }
+      for (const ThroughputPoint& seen : scaling.throughput) {
+        if (seen.size == point.size) return value.Error(StrCat("pod count ", key, " is given twice"));
+      }
+      scaling.throughput.push_back(point);
+      return absl::OkStatus();
+    }));
+    if (scaling.throughput.empty()) return s["throughput"].Error("want at least one <pods>: <rate>");
+    std::sort(scaling.throughput.begin(), scaling.throughput.end(),
+              [](const ThroughputPoint& a, const ThroughputPoint& b) { return a.size < b.size; });
+    return scaling;
+  }
   ASSIGN_OR_RETURN(std::string text, s["amdahl"].Str());
   double fraction;
   if (!absl::SimpleAtod(text, &fraction) || !(fraction >= 0 && fraction <= 1)) {
@@ -266,6 +309,13 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
   if (total == 0) return tasks_node.Error("the job has no pods (every task has 0 replicas)");
   ASSIGN_OR_RETURN(int64_t min, j["minAvailable"].Int(total, 0, total));
   pg.min_member = static_cast<int32_t>(min);
+  if (job.scaling.kind == Scaling::Kind::kThroughput) {
+    if (min > 0 && job.duration && job.scaling.Throughput(static_cast<int>(min)) <= 0) {
+      return j["scaling"].Error(StrCat("the throughput at minAvailable (", min, " pods) is 0: the job would never finish"));
+    }
+    // A job that will report its throughput says so from the start (spec 3.2).
+    pg.meta.annotations[kThroughputAnnotation] = "";
+  }
 
   // Task order (spec section 2): higher task priority first, then as written.
   std::vector<size_t> order(tasks.size());

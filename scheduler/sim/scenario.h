@@ -11,16 +11,23 @@
 #include "absl/status/statusor.h"
 #include "api/duration.h"
 #include "api/objects.h"
+#include "api/throughput.h"
 #include "yaml-cpp/yaml.h"
 
 namespace lahar {
 
 // How a job's speed grows with its running pod count, relative to running at min.
 struct Scaling {
-  enum class Kind { kLinear, kAmdahl } kind = Kind::kLinear;
+  enum class Kind { kLinear, kAmdahl, kThroughput } kind = Kind::kLinear;
   double serial_fraction = 0;  // Amdahl's s: speedup(n) = 1 / (s + (1 - s) / n)
+  // kThroughput: the job's throughput by running pods, sorted by size; piecewise linear between
+  // points, from the origin to the first, flat past the last. The job reports what it achieves
+  // (spec 3.2).
+  std::vector<ThroughputPoint> throughput;
   // Work done per millisecond when `running` pods run, in "milliseconds at min size".
   double Rate(int running, int min) const;
+  // kThroughput: the throughput with `running` pods.
+  double Throughput(int running) const;
 };
 
 struct SimJob {

@@ -242,3 +242,64 @@ TEST_CASE("a snapshot printed as JSON (kubectl -o json, a List) is read as a sna
 
 }  // namespace
 }  // namespace lahar
+
+namespace lahar {
+namespace {
+
+constexpr char kThroughputJob[] =
+    "nodes: [{name: n, allocatable: {cpu: \"8\", nvidia.com/gpu: \"8\"}}]\n"
+    "jobs:\n"
+    "- name: j\n"
+    "  minAvailable: 2\n"
+    "  duration: 1h\n"
+    "  scaling: ";
+
+TEST_CASE("throughput scaling: interpolated between points, flat past the last, reported from the start") {
+  auto input = LoadSimInput(std::string(kThroughputJob) + "{throughput: {4: 30, 1: 10, 2: 18}}\n"
+                            "  tasks: [{name: w, replicas: 8, resources: {nvidia.com/gpu: 1}}]\n", "t.yaml");
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  const Scaling& scaling = input->jobs[0].scaling;
+  CHECK(scaling.kind == Scaling::Kind::kThroughput);
+  CHECK(scaling.Throughput(1) == 10);
+  CHECK(scaling.Throughput(3) == 24);  // halfway from 18 to 30
+  CHECK(scaling.Throughput(8) == 30);  // flat past the last
+  CHECK(scaling.Rate(4, 2) == Approx(30.0 / 18));
+  // A job that will report says so at submit: the annotation, empty.
+  CHECK(input->jobs[0].group.meta.annotations.at(kThroughputAnnotation).empty());
+
+  auto below = LoadSimInput(std::string(kThroughputJob) + "{throughput: {2: 10}}\n"
+                            "  tasks: [{name: w, replicas: 8}]\n", "t.yaml");
+  REQUIRE(below.ok());
+  CHECK(below->jobs[0].scaling.Throughput(1) == 5);  // from the origin to the first point
+}
+
+TEST_CASE("bad throughput scaling is an error naming the line") {
+  struct Case {
+    std::string scaling;
+    const char* want;
+  };
+  const Case kCases[] = {
+      {"{throughput: {0: 10}}", "line 6: jobs[0].scaling.throughput.0: \"0\" is not a pod count"},
+      {"{throughput: {1: fast}}", "\"fast\" is not a throughput"},
+      {"{throughput: {1: -1}}", "\"-1\" is not a throughput"},
+      {"{throughput: {}}", "want at least one <pods>: <rate>"},
+      {"{throughput: {1: 10}, amdahl: 0.1}", "want one of {amdahl"},
+      {"{throughput: {4: 10}, other: 1}", "unknown key \"other\""},
+  };
+  for (const Case& c : kCases) {
+    INFO(c.scaling);
+    auto input = LoadSimInput(std::string(kThroughputJob) + c.scaling + "\n  tasks: [{name: w, replicas: 8}]\n", "bad.yaml");
+    REQUIRE_FALSE(input.ok());
+    CHECK_THAT(std::string(input.status().message()), Catch::Contains(c.want));
+  }
+  auto zero = LoadSimInput(
+      "nodes: [{name: n, allocatable: {cpu: \"8\"}}]\njobs:\n- name: j\n  minAvailable: 2\n  duration: 1h\n"
+      "  scaling: {throughput: {1: 10, 2: 0}}\n  tasks: [{name: w, replicas: 8}]\n", "zero.yaml");
+  REQUIRE_FALSE(zero.ok());
+  CHECK_THAT(std::string(zero.status().message()),
+             Catch::Contains("the throughput at minAvailable (2 pods) is 0: the job would never finish"));
+}
+
+}  // namespace
+}  // namespace lahar

@@ -62,6 +62,10 @@ struct JobState : JobRecord {
   // Scheduling gates taken off by ungate events: pods the job creates later come without them.
   std::set<std::string, std::less<>> removed_gates;
   bool all_gates_removed = false;
+  int64_t gpus_held = 0;  // GPUs of its pods bound or being released
+  Millis gpus_since = 0;
+  uint64_t size_version = 0;  // bumped when its running count changes (throughput reports)
+  std::vector<ThroughputPoint> reported_points;
 };
 
 struct PodState {
@@ -75,7 +79,7 @@ struct PodState {
   int generation = 0;
 };
 
-enum class TimelineKind { kSubmit, kScenarioEvent, kRelease, kJobComplete, kPodComplete };
+enum class TimelineKind { kSubmit, kScenarioEvent, kRelease, kJobComplete, kPodComplete, kThroughputReport };
 
 struct TimelineEntry {
   Millis time;
@@ -127,6 +131,11 @@ class Simulation {
   // Recomputes the job's predicted completion after a change.
   void Reschedule(size_t job_index);
   void RunningChanged(size_t job_index, int delta);
+  // GPU time held by the job's pods, for goodput: brought up to now_, then changed by `delta`.
+  void HoldGpus(JobState& job, int64_t delta);
+  // A throughput-scaled job adds the point for its current size to its annotation (spec 6.1).
+  void ReportThroughput(size_t job_index);
+  void RecordThroughput(JobState& job);
   Millis CooldownOf(const std::string& job_key) const;
   Millis NextCooldownExpiry();
   bool AllDone() const;

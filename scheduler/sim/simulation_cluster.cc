@@ -171,6 +171,7 @@ void Simulation::BindPod(const std::string& pod_key, const std::string& node) {
   state.bound = true;
   state.node = node;
   used_ += state.requests;
+  HoldGpus(jobs_[state.job], state.requests.Get(kNvidiaGpu));
   ++binds_;
   PodEvent("bind", pod_key, jobs_[state.job], state);
   if (state.duration >= 0) Push(now_ + state.duration, TimelineKind::kPodComplete, 0, pod_key, ++state.version);
@@ -196,6 +197,7 @@ void Simulation::ReleasePod(const std::string& pod_key) {
   if (it == pods_.end() || !it->second.releasing) return;
   PodState& state = it->second;
   used_ -= state.requests;
+  HoldGpus(jobs_[state.job], -state.requests.Get(kNvidiaGpu));
   size_t job_index = state.job;
   const Pod pod = *cache_.FindPod(pod_key);
   cache_.DeletePod(pod.meta.namespace_, pod.meta.name);
@@ -218,6 +220,7 @@ void Simulation::DeletePod(const std::string& pod_key, bool emit_complete) {
   if (state.bound) {
     if (emit_complete) PodEvent("pod-complete", pod_key, job, state);
     used_ -= state.requests;
+    HoldGpus(job, -state.requests.Get(kNvidiaGpu));
   }
   size_t slash = pod_key.find('/');
   cache_.DeletePod(pod_key.substr(0, slash), pod_key.substr(slash + 1));
@@ -237,6 +240,7 @@ void Simulation::CompleteJob(size_t job_index) {
   ++jobs_done_;
   std::vector<std::string> keys(job.pods.begin(), job.pods.end());
   for (const std::string& key : keys) DeletePod(key, /*emit_complete=*/true);
+  if (job.spec->scaling.kind == Scaling::Kind::kThroughput) RecordThroughput(job);
   BeginEvent("job-complete");
   writer_.Key("job");
   WriteString(writer_, job.key);

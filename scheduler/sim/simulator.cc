@@ -89,6 +89,43 @@ void Simulation::RunningChanged(size_t job_index, int delta) {
     job.last_restart = now_;
   }
   Reschedule(job_index);
+  if (job.spec->scaling.kind == Scaling::Kind::kThroughput) {
+    RecordThroughput(job);
+    ++job.size_version;
+    // Once it has run at this size for a minute past its restart cost, it reports the size.
+    if (job.started && job.running >= job.min) {
+      Push(now_ + job.spec->restart_cost + 60'000, TimelineKind::kThroughputReport, job_index, "", job.size_version);
+    }
+  }
+}
+
+void Simulation::RecordThroughput(JobState& job) {
+  const double rate = job.running >= job.min && !job.completed ? job.spec->scaling.Throughput(job.running) : 0;
+  auto& series = job.throughput_series;
+  const double t = Seconds(now_);
+  if (!series.empty() && series.back().first == t) series.pop_back();
+  if (series.empty() || series.back().second != rate) series.emplace_back(t, rate);
+}
+
+void Simulation::HoldGpus(JobState& job, int64_t delta) {
+  job.gpu_ms += static_cast<double>(job.gpus_held) * static_cast<double>(now_ - job.gpus_since);
+  job.gpus_since = now_;
+  job.gpus_held += delta;
+}
+
+void Simulation::ReportThroughput(size_t job_index) {
+  JobState& job = jobs_[job_index];
+  if (job.completed || job.running < job.min || job.running <= 0) return;
+  auto& points = job.reported_points;
+  auto at = std::lower_bound(points.begin(), points.end(), job.running,
+                             [](const ThroughputPoint& p, int32_t size) { return p.size < size; });
+  if (at != points.end() && at->size == job.running) return;
+  points.insert(at, ThroughputPoint{job.running, job.spec->scaling.Throughput(job.running)});
+  const PodGroup* existing = cache_.FindPodGroup(job.key);
+  if (existing == nullptr) return;
+  PodGroup group = *existing;
+  group.meta.annotations[kThroughputAnnotation] = FormatThroughput(points);
+  cache_.UpsertPodGroup(std::move(group));
 }
 
 bool Simulation::IsStale(const TimelineEntry& e) const {
@@ -96,6 +133,7 @@ bool Simulation::IsStale(const TimelineEntry& e) const {
     const JobState& job = jobs_[e.index];
     return job.completion_version != e.version || job.completed;
   }
+  if (e.kind == TimelineKind::kThroughputReport) return jobs_[e.index].size_version != e.version;
   if (e.kind == TimelineKind::kPodComplete) {
     auto it = pods_.find(e.pod);
     return it == pods_.end() || it->second.version != e.version || !it->second.bound || it->second.releasing;
@@ -119,6 +157,9 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
       break;
     case TimelineKind::kPodComplete:
       CompletePod(e.pod);
+      break;
+    case TimelineKind::kThroughputReport:
+      ReportThroughput(e.index);
       break;
   }
   changed_since_session_ = true;
@@ -292,6 +333,18 @@ RunRecord Simulation::TakeRecord() {
     JobRecord& r = record.jobs.emplace_back(job);
     r.max = 0;
     for (const auto& [task, count] : job.replicas) r.max += count;
+    r.gpu_ms += static_cast<double>(job.gpus_held) * static_cast<double>(now_ - job.gpus_since);
+    double progress = job.progress;
+    if (!job.completed && job.spec->duration && job.running >= job.min && job.min > 0) {
+      progress += job.spec->scaling.Rate(job.running, job.min) * static_cast<double>(now_ - job.progress_at);
+    }
+    int64_t min_gpus = 0;
+    for (size_t i = 0; i < job.spec->pods.size() && static_cast<int32_t>(i) < job.min; ++i) {
+      min_gpus += job.spec->pods[i].requests.Get(kNvidiaGpu);
+    }
+    r.useful_gpu_ms = progress * static_cast<double>(min_gpus);
+    r.measured = job.spec->scaling.kind == Scaling::Kind::kThroughput;
+    r.reported = FormatThroughput(job.reported_points);
   }
   record.queue_shares = std::move(queue_shares_);
   record.used_integral = std::move(used_integral_);

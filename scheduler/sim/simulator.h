@@ -56,6 +56,9 @@ struct SimFigures {
   int64_t binds = 0;
   double session_p50_micros = 0, session_p99_micros = 0;
   double end_time = 0;  // seconds of simulated time covered
+  // Work done in GPU time at each job's min size, per GPU-hour its pods held (restart losses
+  // excluded): 1 for jobs that scale linearly and never restart. 0 without GPU jobs.
+  double gpu_hours = 0, goodput = 0;
   double Utilization(std::string_view resource) const;
 };
 

@@ -75,6 +75,13 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   f.skipped_runs = record.skipped_runs;
   f.tried_runs = record.tried_runs;
   f.binds = record.binds;
+  double gpu_ms = 0, useful_gpu_ms = 0;
+  for (const JobRecord& job : record.jobs) {
+    gpu_ms += job.gpu_ms;
+    useful_gpu_ms += job.useful_gpu_ms;
+  }
+  f.gpu_hours = gpu_ms / 3.6e6;
+  f.goodput = gpu_ms > 0 ? useful_gpu_ms / gpu_ms : 0;
   f.session_p50_micros = Percentile(record.session_micros, 0.5);
   f.session_p99_micros = Percentile(record.session_micros, 0.99);
 
@@ -118,6 +125,12 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Double(value);
   }
   w.EndObject();
+  if (gpu_ms > 0) {
+    w.Key("gpuHours");
+    w.Double(f.gpu_hours);
+    w.Key("goodput");
+    w.Double(f.goodput);
+  }
   w.Key("evictions");
   w.Int64(f.evictions);
   w.Key("binds");
@@ -168,6 +181,25 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Key("avgRunning");
     Millis span = (job.completed ? job.end : record.end) - job.start;
     w.Double(job.started && span > 0 ? job.running_integral / static_cast<double>(span) : 0.0);
+    if (job.gpu_ms > 0) {
+      w.Key("gpuHours");
+      w.Double(job.gpu_ms / 3.6e6);
+      w.Key("goodput");
+      w.Double(job.useful_gpu_ms / job.gpu_ms);
+    }
+    if (job.measured) {
+      w.Key("reported");
+      WriteString(w, job.reported);
+      w.Key("throughput");
+      w.StartArray();
+      for (const auto& [t, rate] : job.throughput_series) {
+        w.StartArray();
+        w.Double(t);
+        w.Double(rate);
+        w.EndArray();
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -20,6 +20,15 @@ struct JobRecord {
   int32_t max = 0;
   int64_t evictions = 0;
   double running_integral = 0;  // pod-ms
+  // Goodput: the GPU time its pods held (bound until released), and its work done in GPU time
+  // at min size (progress x the GPUs of its min): their ratio is the job's goodput.
+  double gpu_ms = 0;
+  double useful_gpu_ms = 0;
+  // Throughput-scaled jobs (spec 3.2): throughput over time (seconds, rate; 0 below min) and
+  // the lahar.sh/throughput annotation it reported.
+  bool measured = false;
+  std::vector<std::pair<double, double>> throughput_series;
+  std::string reported;
 };
 
 struct ShareSample {

@@ -40,6 +40,9 @@ std::string FormatSummaryTable(std::string_view scenario, const std::vector<SimR
   for (const std::string& r : resources) {
     row(StrCat(r, " utilization"), [&](const SimFigures& f) { return StrFormat("%.1f%%", 100 * f.Utilization(r)); });
   }
+  if (std::any_of(runs.begin(), runs.end(), [](const SimRun& run) { return run.figures.gpu_hours > 0; })) {
+    row("GPU goodput", [](const SimFigures& f) { return StrFormat("%.1f%%", 100 * f.goodput); });
+  }
   row("binds", [](const SimFigures& f) { return StrCat(f.binds); });
   row("evictions", [](const SimFigures& f) { return StrCat(f.evictions); });
   row("sessions", [](const SimFigures& f) { return StrCat(f.sessions); });

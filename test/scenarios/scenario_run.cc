@@ -35,6 +35,12 @@ ScenarioOutcome RunScenarioText(const std::string& scenario_text, std::string_vi
   if (!run.ok()) FAIL(std::string(run.status().message()));
   ScenarioOutcome out;
   out.events = run->events_jsonl;
+  out.summary = run->summary_json;
+  std::map<std::string, int> running;
+  auto count = [&](const std::string& job, double t, int delta) {
+    running[job] += delta;
+    out.running[job].emplace_back(t, running[job]);
+  };
   std::istringstream lines(run->events_jsonl);
   std::string line;
   while (std::getline(lines, line)) {
@@ -42,6 +48,9 @@ ScenarioOutcome RunScenarioText(const std::string& scenario_text, std::string_vi
     doc.Parse(line.c_str());
     const std::string type = doc["type"].GetString();
     const double t = doc["t"].GetDouble();
+    if (type == "evict" || type == "pod-complete") count(doc["job"].GetString(), t, -1);
+    if (type == "bind") count(doc["job"].GetString(), t, +1);
+    if (type == "job-complete") out.end.emplace(doc["job"].GetString(), t);
     if (type == "evict") {
       out.evictions.push_back({t, doc["pod"].GetString(), doc["job"].GetString(), doc["reason"].GetString()});
     } else if (type == "job-start") {

@@ -23,7 +23,11 @@ struct ScenarioOutcome {
   std::map<std::string, double> start;                // job -> its first job-start
   std::map<std::string, std::vector<double>> binds;   // job -> the times of its binds
   std::map<std::string, std::vector<double>> ungates; // job -> the times of its ungate events
+  std::map<std::string, double> end;                  // job -> its job-complete
+  // job -> (time, running pods after it) at each bind, evict and pod completion
+  std::map<std::string, std::vector<std::pair<double, int>>> running;
   std::string events;                                 // events.jsonl as written
+  std::string summary;                                // summary.json as written
 };
 
 // `file` is relative to test/scenarios ("quotas/queue_tree.yaml"); the run stops at `until`.

@@ -98,6 +98,37 @@ Chart RunningPodsChart(const RunData& run, double x_max) {
   return chart;
 }
 
+bool HasThroughput(const RunData& run) {
+  return std::any_of(run.summary.job_rows.begin(), run.summary.job_rows.end(),
+                     [](const JobSummary& job) { return !job.throughput.empty(); });
+}
+
+Chart ThroughputChart(const RunData& run, double x_max) {
+  Chart chart = TimeChart("Throughput per measured job", "throughput (as reported)", x_max);
+  chart.empty_text = "no job with throughput scaling";
+  std::vector<const JobSummary*> jobs;
+  for (const JobSummary& job : run.summary.job_rows) {
+    if (!job.throughput.empty()) jobs.push_back(&job);
+  }
+  if (jobs.size() > kMaxChartedJobs) {
+    chart.note = StrCat("the first ", kMaxChartedJobs, " of ", jobs.size(), " measured jobs");
+    jobs.resize(kMaxChartedJobs);
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    Series series;
+    series.name = jobs[i]->job;
+    for (const JobTrack& track : run.events.jobs) {
+      if (track.name == jobs[i]->job && track.peak > 0) StrAppend(&series.name, " (peak ", track.peak, " workers)");
+    }
+    if (jobs[i]->goodput) StrAppend(&series.name, ", goodput ", FormatPercent(*jobs[i]->goodput));
+    series.colour = Colour(i);
+    series.extend_to_end = jobs[i]->throughput.back().v > 0;
+    series.points = DownsampleSteps(jobs[i]->throughput, run.horizon, kMaxPointsPerSeries);
+    chart.series.push_back(std::move(series));
+  }
+  return chart;
+}
+
 Chart QueueShareChart(const RunData& run, double x_max) {
   Chart chart = TimeChart("Queue share against deserved", "share of the cluster (%)", x_max);
   chart.note = "solid: allocated share, dashed: deserved share";

@@ -10,6 +10,10 @@ namespace lahar::report_internal {
 
 Chart UtilizationChart(const RunData& run, double x_max);
 Chart RunningPodsChart(const RunData& run, double x_max);
+// Throughput-scaled jobs' throughput over time (spec 3.2), the number of workers beside it in
+// the legend; only for runs that have such jobs (HasThroughput).
+Chart ThroughputChart(const RunData& run, double x_max);
+bool HasThroughput(const RunData& run);
 // With a mark wherever a charted queue's pods were evicted.
 Chart QueueShareChart(const RunData& run, double x_max);
 // x is a duration here, not the time of day: `x_max` comes from DistributionMax.

@@ -141,11 +141,18 @@ std::string RenderPage(std::string_view title, const std::vector<RunData>& runs)
       AppendChartRow(&out, runs, builders[i], is_distribution ? distribution_max : horizon,
                      /*share_y=*/builders[i] == RunningPodsChart || builders[i] == QueueShareChart);
     }
+    if (std::any_of(runs.begin(), runs.end(), HasThroughput)) {
+      out += "<h2>Throughput per measured job</h2>\n";
+      AppendChartRow(&out, runs, ThroughputChart, horizon, /*share_y=*/true);
+    }
   } else {
     out += "<h2>Charts</h2>\n<div class=\"grid2\">\n";
     for (ChartBuilder build : builders) {
       const double x_max = build == DistributionChart ? distribution_max : horizon;
       StrAppend(&out, "<figure>", RenderChart(build(runs.front(), x_max)), "</figure>\n");
+    }
+    if (HasThroughput(runs.front())) {
+      StrAppend(&out, "<figure>", RenderChart(ThroughputChart(runs.front(), horizon)), "</figure>\n");
     }
     out += "</div>\n";
   }

@@ -211,6 +211,29 @@ TEST_CASE("empty and malformed inputs give a page or an error, never a crash") {
            R"({"cluster":{"makespan":null},"jobs":[{"job":"a/b","start":null,"jct":null}]})"}});
 }
 
+TEST_CASE("measured jobs get a throughput chart, and the cluster's GPU goodput a row") {
+  std::string summary = HalfTimeSummary();
+  summary.replace(summary.find(R"("evictions":0,"sessions")"), 0, R"("gpuHours":2,"goodput":0.875,)");
+  summary.replace(summary.find(R"("avgRunning":4})"), std::string(R"("avgRunning":4})").size(),
+                  R"("avgRunning":4,"gpuHours":2,"goodput":0.875,"reported":"4=40",)"
+                  R"("throughput":[[0,40],[50,0]]})");
+  const std::string html = Render({{"goodput.conf", HalfTimeEvents(), summary}});
+  CHECK(Count(html, "<svg") == 5);
+  CHECK(html.find("Throughput per measured job") != std::string::npos);
+  CHECK(html.find("default/train (peak 4 workers), goodput 87.5%") != std::string::npos);
+  CHECK(html.find("<th>GPU goodput</th>") != std::string::npos);
+  // Without measured jobs: the four charts, no goodput row.
+  const std::string plain = Render({{"plain.conf", HalfTimeEvents(), HalfTimeSummary()}});
+  CHECK(Count(plain, "<svg") == 4);
+  CHECK(plain.find("GPU goodput") == std::string::npos);
+  // A malformed series is an error naming the field.
+  std::string bad = summary;
+  bad.replace(bad.find("[[0,40],[50,0]]"), std::string("[[0,40],[50,0]]").size(), "[[0]]");
+  absl::StatusOr<std::string> result = RenderHtmlReport("r", {{"s", "", bad}});
+  REQUIRE_FALSE(result.ok());
+  CHECK(std::string(result.status().message()).find("jobs[0]: \"throughput[0]\" must be [t, rate] (two numbers)") != std::string::npos);
+}
+
 TEST_CASE("compare puts every configuration in the page") {
   const std::string html = Render({{"gang.conf", HalfTimeEvents(), HalfTimeSummary()},
                                    {"elastic.conf", HalfTimeEvents(), HalfTimeSummary()}});

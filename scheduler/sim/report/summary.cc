@@ -27,6 +27,7 @@ absl::Status ReadCluster(const rapidjson::Value& cluster, Summary* out) {
   ASSIGN_OR_RETURN(out->completed_jobs, OptionalNumber(cluster, "completedJobs"));
   ASSIGN_OR_RETURN(out->evictions, OptionalNumber(cluster, "evictions"));
   ASSIGN_OR_RETURN(out->sessions, OptionalNumber(cluster, "sessions"));
+  ASSIGN_OR_RETURN(out->goodput, OptionalNumber(cluster, "goodput"));
   RETURN_IF_ERROR(ReadDistribution(cluster, "jct", &out->jct));
   RETURN_IF_ERROR(ReadDistribution(cluster, "wait", &out->wait));
   if (const rapidjson::Value* micros = Member(cluster, "sessionMicros")) {
@@ -62,6 +63,21 @@ absl::StatusOr<JobSummary> ReadJob(const rapidjson::Value& job) {
   ASSIGN_OR_RETURN(out.max, OptionalNumber(job, "max"));
   ASSIGN_OR_RETURN(out.evictions, OptionalNumber(job, "evictions"));
   ASSIGN_OR_RETURN(out.avg_running, OptionalNumber(job, "avgRunning"));
+  ASSIGN_OR_RETURN(out.gpu_hours, OptionalNumber(job, "gpuHours"));
+  ASSIGN_OR_RETURN(out.goodput, OptionalNumber(job, "goodput"));
+  const rapidjson::Value* throughput = Member(job, "throughput");
+  if (throughput == nullptr) return out;
+  if (!throughput->IsArray()) return FieldError("throughput", "an array of [t, rate]");
+  for (rapidjson::SizeType i = 0; i < throughput->Size(); ++i) {
+    const rapidjson::Value& sample = (*throughput)[i];
+    if (!sample.IsArray() || sample.Size() != 2 || !sample[0].IsNumber() || !sample[1].IsNumber()) {
+      return FieldError(StrCat("throughput[", i, "]"), "[t, rate] (two numbers)");
+    }
+    if (!out.throughput.empty() && sample[0].GetDouble() < out.throughput.back().t) {
+      return FieldError(StrCat("throughput[", i, "]"), "in time order");
+    }
+    AppendStep(&out.throughput, sample[0].GetDouble(), sample[1].GetDouble());
+  }
   return out;
 }
 

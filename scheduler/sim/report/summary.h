@@ -21,6 +21,8 @@ struct Distribution {
 struct JobSummary {
   std::string job, queue;
   std::optional<double> submit, start, end, jct, wait, min, max, evictions, avg_running;
+  std::optional<double> gpu_hours, goodput;
+  std::vector<Point> throughput;  // throughput-scaled jobs (spec 3.2): over time
 };
 
 struct QueueSummary {
@@ -32,7 +34,7 @@ struct QueueSummary {
 struct Summary {
   std::string scenario, config;
   std::optional<double> makespan, jobs, completed_jobs, evictions, sessions, session_p50,
-      session_p99;
+      session_p99, goodput;
   Distribution jct, wait;
   std::vector<std::pair<std::string, double>> utilization;  // in file order
   std::vector<JobSummary> job_rows;

@@ -61,6 +61,9 @@ std::string FiguresTable(const std::vector<RunData>& runs) {
           return std::nullopt;
         });
   }
+  if (std::any_of(runs.begin(), runs.end(), [](const RunData& run) { return run.summary.goodput.has_value(); })) {
+    add("GPU goodput", FormatPercent, +1, [](const Summary& s) { return s.goodput; });
+  }
   add("evictions", FormatCount, -1, [](const Summary& s) { return s.evictions; });
   add("sessions", FormatCount, 0, [](const Summary& s) { return s.sessions; });
   add("session p50", FormatMicros, -1, [](const Summary& s) { return s.session_p50; });
