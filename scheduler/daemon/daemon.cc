@@ -285,9 +285,12 @@ class SchedulerDaemon::Impl {
     {
       std::lock_guard<std::mutex> lock(report_mu_);
       std::string key = StrCat(ObjectKindName(bad.kind), "/", bad.namespace_, "/", bad.name, "/", bad.message);
-      std::string& last = reported_invalid_[key];
-      if (last == bad.resource_version) return;  // a relist shows the same version again
-      last = bad.resource_version;
+      auto [it, first] = reported_invalid_.try_emplace(key);
+      // An ignored object is reported again when a new version is as bad; a warning about a
+      // used object only once, or every status write would repeat it.
+      if (!bad.ignored && !first) return;
+      if (!first && it->second == bad.resource_version) return;  // a relist shows the same version again
+      it->second = bad.resource_version;
     }
     if (!bad.ignored) {
       LAHAR_WARN("cache") << ObjectKindName(bad.kind) << " " << bad.namespace_ << "/" << bad.name << ": " << bad.message;

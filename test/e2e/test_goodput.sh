@@ -51,6 +51,9 @@ step "a bad annotation: Warning Event InvalidAnnotation on PodGroup bad, and bad
 wait_until 30 "an InvalidAnnotation Event on PodGroup bad" has_event PodGroup bad InvalidAnnotation
 check "the Event names the bad pair" event_says PodGroup bad InvalidAnnotation '"1=ten": the throughput is not a finite non-negative number'
 wait_until 30 "both pods of bad bound (as a job without reports)" bound_is 2 bad-
+invalid_annotation_events() { events PodGroup bad | q 'sum(1 for e in items(o) if get(e, "reason") == "InvalidAnnotation")'; }
+holds_for 3 "one InvalidAnnotation Event, though bad's status is written since" \
+  eval '[ "$(invalid_annotation_events)" = 1 ]'
 
 step "flat reports linear throughput: it grows to 3 pods, one past its largest report, and no further"
 patch "$PG_API/flat" '{"metadata":{"annotations":{"lahar.sh/throughput":"1=10,2=20"}}}'
