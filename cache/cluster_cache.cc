@@ -61,21 +61,32 @@ int32_t PodTaskPriority(const Pod& pod) {
   return pod.priority.value_or(0);
 }
 
-std::vector<std::string> PodGroupWarnings(const PodGroup& group) {
-  std::vector<std::string> warnings;
-  auto check = [&](const char* key, auto parse) {
-    auto it = group.meta.annotations.find(key);
-    if (it == group.meta.annotations.end()) return;
-    absl::Status status = parse(it->second).status();
-    if (!status.ok()) {
-      warnings.push_back(StrCat("annotation ", key, ": ", status.message(), "; the job is scheduled as if it were absent"));
+PodGroupAnnotations ReadPodGroupAnnotations(const PodGroup& group) {
+  PodGroupAnnotations out;
+  const StringMap& annotations = group.meta.annotations;
+  // The parsed value of the first of `keys` present, or nullopt (absent, or a warning).
+  auto read = [&](std::initializer_list<const char*> keys, auto parse) -> decltype(parse(std::string())) {
+    for (const char* key : keys) {
+      auto it = annotations.find(key);
+      if (it == annotations.end()) continue;
+      auto parsed = parse(it->second);
+      if (!parsed.ok()) {
+        out.warnings.push_back(
+            StrCat("annotation ", key, ": ", parsed.status().message(), "; the job is scheduled as if it were absent"));
+      }
+      return parsed;
     }
+    return absl::NotFoundError("absent");
   };
-  check(kThroughputAnnotation, [](const std::string& v) { return ParseThroughput(v); });
-  check(kElasticCooldownAnnotation, [](const std::string& v) { return ParseDuration(v); });
-  check(kVolcanoSlaWaitingTimeAnnotation, [](const std::string& v) { return ParseDuration(v); });
-  check(kSlaWaitingTimeAnnotation, [](const std::string& v) { return ParseDuration(v); });
-  return warnings;
+  auto throughput = read({kThroughputAnnotation}, [](const std::string& v) { return ParseThroughput(v); });
+  if (throughput.ok()) {
+    out.measured = true;
+    out.throughput = *std::move(throughput);
+  }
+  auto duration = [](const std::string& v) { return ParseDuration(v); };
+  out.cooldown_override = read({kElasticCooldownAnnotation}, duration).value_or(-1);
+  out.sla_waiting_time = read({kVolcanoSlaWaitingTimeAnnotation, kSlaWaitingTimeAnnotation}, duration).value_or(-1);
+  return out;
 }
 
 ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) {}
@@ -510,25 +521,11 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     job.creation_order = group->creation_order;
     auto preemptable = pg.meta.annotations.find(kPreemptableAnnotation);
     job.preemptable = preemptable == pg.meta.annotations.end() || preemptable->second != "false";
-    auto cooldown = pg.meta.annotations.find(kElasticCooldownAnnotation);
-    if (cooldown != pg.meta.annotations.end()) {
-      auto parsed = ParseDuration(cooldown->second);
-      if (parsed.ok()) job.cooldown_override = *parsed;
-    }
-    auto throughput = pg.meta.annotations.find(kThroughputAnnotation);
-    if (throughput != pg.meta.annotations.end()) {
-      auto points = ParseThroughput(throughput->second);
-      if (points.ok()) {  // a bad value is reported by whoever fed the cache (PodGroupWarnings)
-        job.measured = true;
-        job.throughput = *std::move(points);
-      }
-    }
-    auto sla = pg.meta.annotations.find(kVolcanoSlaWaitingTimeAnnotation);
-    if (sla == pg.meta.annotations.end()) sla = pg.meta.annotations.find(kSlaWaitingTimeAnnotation);
-    if (sla != pg.meta.annotations.end()) {
-      auto parsed = ParseDuration(sla->second);
-      if (parsed.ok()) job.sla_waiting_time = *parsed;
-    }
+    PodGroupAnnotations read = ReadPodGroupAnnotations(pg);  // warnings: reported by the feeder
+    job.cooldown_override = read.cooldown_override;
+    job.sla_waiting_time = read.sla_waiting_time;
+    job.measured = read.measured;
+    job.throughput = std::move(read.throughput);
   } else {
     const Pod& pod = *lone->pod;
     block.priority_class = &pod.priority_class_name;

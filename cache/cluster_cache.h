@@ -155,10 +155,18 @@ int64_t PodIndex(const Pod& pod);
 std::string PodRole(const Pod& pod);
 // The pod's task priority: annotation volcano.sh/task-priority, else spec.priority.
 int32_t PodTaskPriority(const Pod& pod);
-// Annotations of the PodGroup that the cache reads and cannot use (lahar.sh/throughput,
-// lahar.sh/elastic-cooldown, sla-waiting-time), each as "annotation <key>: <why>". The job is
-// still scheduled, as if the annotation were absent; whoever feeds the cache reports these.
-std::vector<std::string> PodGroupWarnings(const PodGroup& group);
+// What the cache reads from a PodGroup's annotations into its job: lahar.sh/elastic-cooldown,
+// (volcano.sh/)sla-waiting-time (Volcano's wins), lahar.sh/throughput. A value that does not
+// parse is left unset (the job is scheduled as if it were absent) and named in `warnings` as
+// "annotation <key>: <why>; ...", for whoever feeds the cache to report.
+struct PodGroupAnnotations {
+  Millis cooldown_override = -1;
+  Millis sla_waiting_time = -1;
+  bool measured = false;
+  std::vector<ThroughputPoint> throughput;
+  std::vector<std::string> warnings;
+};
+PodGroupAnnotations ReadPodGroupAnnotations(const PodGroup& group);
 
 }  // namespace lahar
 

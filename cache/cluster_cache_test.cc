@@ -62,7 +62,7 @@ TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warni
   };
   cache.UpsertPodGroup(group);
   CHECK_FALSE(job_of(0).measured);
-  CHECK(PodGroupWarnings(group).empty());
+  CHECK(ReadPodGroupAnnotations(group).warnings.empty());
 
   group.meta.annotations[kThroughputAnnotation] = "";  // will report, has not yet
   cache.UpsertPodGroup(group);
@@ -82,7 +82,7 @@ TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warni
   CHECK_FALSE(bad.measured);
   CHECK(bad.throughput.empty());
   CHECK(bad.cooldown_override == -1);
-  CHECK(PodGroupWarnings(group) ==
+  CHECK(ReadPodGroupAnnotations(group).warnings ==
         std::vector<std::string>{
             "annotation lahar.sh/throughput: \"2=fast\": the throughput is not a finite non-negative number; the "
             "job is scheduled as if it were absent",

@@ -8,6 +8,7 @@
 #include "api/strings.h"
 #include "scheduler/framework/config.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/elastic_configs.h"
 
 namespace lahar {
 namespace {
@@ -16,24 +17,8 @@ using testing::Apply;
 using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
-
-constexpr char kScaleOnly[] = R"(
-actions: "elastic-scale"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)";
-
-constexpr char kScaleAndPreempt[] = R"(
-actions: "elastic-scale, preempt-elastic-workers"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)";
+using testing::kScaleOnly;
+using testing::kScaleAndPreempt;
 
 // /work/shared/scenarios/fulfillment.yaml with the mins already placed (allocate's part):
 // 4 nodes x 4 GPUs = 16; ctr-a min 2 / max 8, ctr-b 1 / 5, ctr-c 3 / 9, one GPU per pod.
@@ -373,6 +358,29 @@ tiers:
     // half 1/7 is less fulfilled than plain 1/2: it takes both, growing past its reports.
     CHECK(off.bind_order == std::vector<std::string>{"default/half-w-2", "default/half-w-3"});
   }
+}
+
+TEST_CASE("goodput: equal gains compare per unit of dominant resource, not by the fulfillment tie-breaks") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  // Both linear (gain 1.0 per worker) and equally fulfilled (1/3). A `wide` worker takes 2 GPUs
+  // for that gain, a `narrow` one 1: per GPU, narrow's worker pays twice as much.
+  b.Job("narrow", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning,
+                   .throughput = "1=10,2=20"});
+  b.Job("wide", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=2"}}, .phase = PodGroupPhase::kRunning,
+                 .throughput = "1=10,2=20"});
+  b.RunningRange("narrow", "w", 0, 1, "n");
+  b.RunningRange("wide", "w", 0, 1, "n");  // 6 GPUs used, 2 idle
+  // narrow grows to 3 (one past its largest report); wide's 2-GPU pod no longer fits.
+  CHECK(RunSession(b, kScaleOnly).bind_order == std::vector<std::string>{"default/narrow-w-2"});
+  // By fulfillment alone the tie goes to more GPUs per pod.
+  CHECK(RunSession(b, R"(
+actions: "elastic-scale"
+tiers:
+- plugins:
+  - name: elastic
+    arguments: {elastic.goodput: false}
+)").bind_order == std::vector<std::string>{"default/wide-w-2"});
 }
 
 }  // namespace

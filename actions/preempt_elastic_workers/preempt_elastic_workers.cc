@@ -16,9 +16,8 @@ namespace {
 void ShedUnpaidWorkers(Session& session) {
   if (!session.HasElasticShedHooks()) return;
   for (const JobInfo& job : session.cluster().jobs) {
-    if (!job.measured || !ElasticEligible(session, job)) continue;
-    int32_t shed = session.ElasticWorkersToShed(job);
-    if (shed <= 0 || !job.preemptable || !session.Scalable(job)) continue;
+    int32_t shed = session.ElasticWorkersToShed(job);  // 0 for most jobs, and cheap to ask
+    if (shed <= 0 || !job.preemptable || !ElasticEligible(session, job) || !session.Scalable(job)) continue;
     Statement statement(session);
     for (TaskId worker : ElasticWorkers(session, job)) {
       if (shed == 0) break;

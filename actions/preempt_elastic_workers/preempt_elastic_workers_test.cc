@@ -9,6 +9,7 @@
 #include "scheduler/framework/cycle.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/elastic_configs.h"
 
 namespace lahar {
 namespace {
@@ -17,24 +18,8 @@ using testing::Apply;
 using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
-
-constexpr char kPreemptOnly[] = R"(
-actions: "preempt-elastic-workers"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)";
-
-constexpr char kScaleAndPreempt[] = R"(
-actions: "elastic-scale, preempt-elastic-workers"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)";
+using testing::kPreemptOnly;
+using testing::kScaleAndPreempt;
 
 using Evictions = std::map<std::string, std::string>;
 
@@ -454,6 +439,17 @@ TEST_CASE("goodput: a worker that gained less than minGain is taken back once, n
     CHECK(later.evicts.empty());
     CHECK(later.binds.empty());  // 6 idle GPUs, but not for a worker its reports showed not to pay
   }
+}
+
+TEST_CASE("goodput: a worker that did not pay is taken back only once the job's cooldown is over") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  b.Job("sat", {.min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning,
+                .throughput = "1=10,2=18,3=18.5"});
+  b.RunningRange("sat", "w", 0, 2, "n");
+  b.LastScaled("sat", 0);  // grown to 3 at 0: cooldown 60s
+  CHECK(RunSession(b, kPreemptOnly, 30'000).evicts.empty());
+  CHECK(RunSession(b, kPreemptOnly, 61'000).evicts == Evictions{{"default/sat-w-2", "elastic-low-gain"}});
 }
 }  // namespace
 }  // namespace lahar

@@ -49,7 +49,7 @@ void CacheSink::UpsertLocked(const rapidjson::Value& object) {
     case ObjectKind::kPodGroup: {
       absl::StatusOr<PodGroup> group = DecodePodGroup(object);
       if (group.ok() && on_invalid_) {
-        for (std::string& warning : PodGroupWarnings(*group)) {
+        for (std::string& warning : ReadPodGroupAnnotations(*group).warnings) {
           on_invalid_(InvalidObject{kind_, MetadataField(object, "namespace"), MetadataField(object, "name"),
                                     MetadataField(object, "uid"), MetadataField(object, "resourceVersion"),
                                     std::move(warning), /*ignored=*/false});

@@ -8,6 +8,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/elastic_configs.h"
 
 namespace lahar {
 namespace {
@@ -150,14 +151,7 @@ TEST_CASE("scalable: cooldown since the last scale, per-job override, a start is
     b.Running(StrCat(name, "-w-0"), "n");
   }
   b.LastScaled("scaled", 0).LastScaled("short", 0).LastScaled("long", 0);
-  SchedulerConfig config = Config(R"(
-actions: "elastic-scale"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)");
+  SchedulerConfig config = Config(testing::kScaleOnly);
   auto scalable_at = [&](std::string_view job, Millis now) {
     auto session = Open(b, config, now);
     return session->Scalable(Job(*session, job));

@@ -74,9 +74,10 @@ std::optional<double> ReportedGain(const std::vector<ThroughputPoint>& points, i
 }
 
 std::optional<int32_t> UsefulSizeLimit(const std::vector<ThroughputPoint>& points, double min_gain) {
-  for (const ThroughputPoint& p : points) {  // sorted by size: the smallest such size first
-    std::optional<double> gain = ReportedGain(points, p.size);
-    if (gain.has_value() && *gain < min_gain) return p.size - 1;
+  for (size_t i = 1; i < points.size(); ++i) {  // sorted by size: the smallest such size first
+    const ThroughputPoint& before = points[i - 1];
+    const ThroughputPoint& at = points[i];
+    if (at.size == before.size + 1 && Gain(before.rate, at.rate, before.size) < min_gain) return before.size;
   }
   return std::nullopt;
 }

@@ -40,9 +40,9 @@ class ScalingCurve {
 // (both sizes reported), computed as GainOfNext does; nullopt when either point is missing.
 std::optional<double> ReportedGain(const std::vector<ThroughputPoint>& points, int32_t n);
 
-// The largest size worth running by the job's reports: one below the smallest reported size
-// whose last pod gained less than `min_gain` (the pod that is taken back and not added again),
-// or nullopt when no report shows such a pod.
+// The largest size worth running by the job's reports (`points` sorted by size, as parsed): one
+// below the smallest reported size whose last pod gained less than `min_gain` (ReportedGain; the
+// pod that is taken back and not added again), or nullopt when no report shows such a pod.
 std::optional<int32_t> UsefulSizeLimit(const std::vector<ThroughputPoint>& points, double min_gain);
 
 }  // namespace lahar

@@ -171,7 +171,8 @@ std::vector<JobId> StarvingJobs(const Session& session) {
   std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
     return session.JobOrderLess(session.job(a), session.job(b));
   });
-  memo = {session.state_version(), out};
+  memo.version = session.state_version();
+  memo.ids = out;
   return out;
 }
 

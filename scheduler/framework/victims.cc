@@ -213,11 +213,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return policy.room ? policy.room(task) : session.Allocatable(queue, task);
   };
 
-  uint64_t shapes = 0;
-  if (cache != nullptr) {
-    if (cache->FailsAlike(session, job, key)) return plan;
-    shapes = ShapesKey(session, job, key);
-  }
+  // Callers with a cache have asked FailsAlike already, before making the policy.
+  const uint64_t shapes = cache != nullptr ? ShapesKey(session, job, key) : 0;
   const uint64_t changes_before = session.task_state_changes();
   bool gang_asked = false;
   absl::Cleanup remember_failure = [&] {

@@ -112,7 +112,8 @@ class VictimOrderCache {
 };
 
 // Plans starving job `job` into `statement` (see above). `scalable[j]` is Session::Scalable of
-// job j at the start of the calling action. With `cache`, the order is looked up by `key`.
+// job j at the start of the calling action. With `cache`, the order is looked up by `key`, and
+// the caller has asked cache->FailsAlike(job, key) first (a job that fails alike is not planned).
 VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job, const VictimPolicy& policy,
                               const std::vector<bool>& scalable, VictimOrderCache* cache = nullptr,
                               std::pair<int64_t, int64_t> key = {0, 0});

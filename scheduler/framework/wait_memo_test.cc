@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "test/testing/cluster_builder.h"
+#include "test/testing/elastic_configs.h"
 
 namespace lahar {
 namespace {
@@ -13,15 +14,7 @@ namespace {
 using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
-
-constexpr char kPreemptElasticWorkers[] = R"(
-actions: "preempt-elastic-workers"
-tiers:
-- plugins:
-  - name: elastic
-    arguments:
-      elastic.cooldown: 60s
-)";
+using testing::kPreemptOnly;
 
 // n's 4 GPUs held by elastic job m (min 1, 4 workers), scaled at 0 and so in its cooldown until
 // 60s; s (min 2) starves. preempt-elastic-workers takes nothing from m before 60s.
@@ -40,18 +33,18 @@ TEST_CASE("an evicting action is skipped while nothing it reads changed, and tri
     CAPTURE(enabled);
     ClusterBuilder b = Cluster();
     WaitMemo memo(enabled);
-    SessionOutcome first = RunSession(b, kPreemptElasticWorkers, 10'000, &memo);
+    SessionOutcome first = RunSession(b, kPreemptOnly, 10'000, &memo);
     CHECK(first.evicts.empty());
     CHECK(memo.skipped() == 0);
 
     // Later, unchanged but for a job that has only arrived (Pending, not admitted): skipped.
     b.Job("later", {.min = 1, .tasks = {{"worker", 1, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
-    SessionOutcome second = RunSession(b, kPreemptElasticWorkers, 20'000, &memo);
+    SessionOutcome second = RunSession(b, kPreemptOnly, 20'000, &memo);
     CHECK(second.evicts.empty());
     CHECK(memo.skipped() == (enabled ? 1 : 0));
 
     // The cooldown is over at 60s: the same state is tried again, and m's workers go.
-    SessionOutcome after_cooldown = RunSession(b, kPreemptElasticWorkers, 61'000, &memo);
+    SessionOutcome after_cooldown = RunSession(b, kPreemptOnly, 61'000, &memo);
     CHECK(after_cooldown.evicts.size() == 2);
     CHECK(memo.skipped() == (enabled ? 1 : 0));
   }
@@ -74,14 +67,14 @@ TEST_CASE("a remembered run holds for one action and fingerprint, until it expir
 TEST_CASE("a change in what the plans read wakes the skipped action") {
   ClusterBuilder b = Cluster();
   WaitMemo memo;
-  RunSession(b, kPreemptElasticWorkers, 10'000, &memo);
-  RunSession(b, kPreemptElasticWorkers, 11'000, &memo);
+  RunSession(b, kPreemptOnly, 10'000, &memo);
+  RunSession(b, kPreemptOnly, 11'000, &memo);
   REQUIRE(memo.skipped() == 1);
   const int64_t tried = memo.tried();
 
   // One of m's pods is gone: the run is tried again (and finds that 1 GPU is not enough).
   b.cache().DeletePod("default", "m-worker-3");
-  SessionOutcome out = RunSession(b, kPreemptElasticWorkers, 12'000, &memo);
+  SessionOutcome out = RunSession(b, kPreemptOnly, 12'000, &memo);
   CHECK(out.evicts.empty());
   CHECK(memo.tried() == tried + 1);
   CHECK(memo.skipped() == 1);

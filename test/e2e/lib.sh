@@ -199,6 +199,26 @@ collection() {
 # post_many FILE: creates the JSON objects in FILE (one a line) over one connection.
 post_many() { python3 "$E2E/kube.py" post-many <"$1" >/dev/null || fail "creating the objects of $1 failed (see above)"; }
 
+# elastic_conf ACTIONS: writes $T/volcano-scheduler.conf, the default plugins running ACTIONS
+# with elastic.cooldown 0s so that no step waits for a cooldown.
+elastic_conf() {
+  cat >"$T/volcano-scheduler.conf" <<CONF
+actions: "$1"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: elastic
+    arguments:
+      elastic.cooldown: 0s
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+CONF
+}
+
 # --- objects ---------------------------------------------------------------------------------
 # make_nodes PREFIX N [cpu=4] [memory=32Gi] [gpu=0] [pods=110]: kwok nodes PREFIX-0..N-1
 # (label kubernetes.io/hostname), waits until they are Ready.

@@ -5,21 +5,7 @@
 # elastic-1), and the new gang starts. Cooldown 0s so that no step waits for it.
 . "$(dirname "$0")/lib.sh"
 
-cat >"$T/volcano-scheduler.conf" <<'CONF'
-actions: "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: elastic
-    arguments:
-      elastic.cooldown: 0s
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-CONF
+elastic_conf "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"
 make_nodes elastic 2 cpu=4
 start_scheduler lahar --scheduler-conf="$T/volcano-scheduler.conf"
 make_podgroup elastic 2

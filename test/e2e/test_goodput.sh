@@ -7,21 +7,7 @@
 # scheduled as if it reported nothing. Cooldown 0s so that no step waits for it.
 . "$(dirname "$0")/lib.sh"
 
-cat >"$T/volcano-scheduler.conf" <<'CONF'
-actions: "enqueue, allocate, preempt-elastic-workers, elastic-scale, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: elastic
-    arguments:
-      elastic.cooldown: 0s
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-CONF
+elastic_conf "enqueue, allocate, preempt-elastic-workers, elastic-scale, backfill"
 make_nodes goodput 3 cpu=4
 start_scheduler lahar --scheduler-conf="$T/volcano-scheduler.conf"
 annotated_podgroup() { # NAME THROUGHPUT

@@ -49,6 +49,30 @@ absl::Status ReadCluster(const rapidjson::Value& cluster, Summary* out) {
   return absl::OkStatus();
 }
 
+// Field `key` of `object` (absent: nothing), an array of samples [t, v1, ..., vN] in time order
+// (`sample` says so in errors), appended as steps to the N `series`.
+absl::Status ReadSteps(const rapidjson::Value& object, const char* key, std::string_view sample_shape,
+                       std::initializer_list<std::vector<Point>*> series) {
+  const rapidjson::Value* samples = Member(object, key);
+  if (samples == nullptr) return absl::OkStatus();
+  const std::string_view shape = sample_shape.substr(0, sample_shape.find(" ("));
+  if (!samples->IsArray()) return FieldError(key, StrCat("an array of ", shape));
+  const auto width = static_cast<rapidjson::SizeType>(series.size() + 1);
+  double last_t = 0;
+  for (rapidjson::SizeType i = 0; i < samples->Size(); ++i) {
+    const rapidjson::Value& sample = (*samples)[i];
+    bool numbers = sample.IsArray() && sample.Size() == width;
+    for (rapidjson::SizeType c = 0; numbers && c < width; ++c) numbers = sample[c].IsNumber();
+    if (!numbers) return FieldError(StrCat(key, "[", i, "]"), sample_shape);
+    const double t = sample[0].GetDouble();
+    if (i > 0 && t < last_t) return FieldError(StrCat(key, "[", i, "]"), "in time order");
+    last_t = t;
+    rapidjson::SizeType c = 1;
+    for (std::vector<Point>* steps : series) AppendStep(steps, t, sample[c++].GetDouble());
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<JobSummary> ReadJob(const rapidjson::Value& job) {
   if (!job.IsObject()) return absl::InvalidArgumentError("must be an object");
   JobSummary out;
@@ -65,19 +89,7 @@ absl::StatusOr<JobSummary> ReadJob(const rapidjson::Value& job) {
   ASSIGN_OR_RETURN(out.avg_running, OptionalNumber(job, "avgRunning"));
   ASSIGN_OR_RETURN(out.gpu_hours, OptionalNumber(job, "gpuHours"));
   ASSIGN_OR_RETURN(out.goodput, OptionalNumber(job, "goodput"));
-  const rapidjson::Value* throughput = Member(job, "throughput");
-  if (throughput == nullptr) return out;
-  if (!throughput->IsArray()) return FieldError("throughput", "an array of [t, rate]");
-  for (rapidjson::SizeType i = 0; i < throughput->Size(); ++i) {
-    const rapidjson::Value& sample = (*throughput)[i];
-    if (!sample.IsArray() || sample.Size() != 2 || !sample[0].IsNumber() || !sample[1].IsNumber()) {
-      return FieldError(StrCat("throughput[", i, "]"), "[t, rate] (two numbers)");
-    }
-    if (!out.throughput.empty() && sample[0].GetDouble() < out.throughput.back().t) {
-      return FieldError(StrCat("throughput[", i, "]"), "in time order");
-    }
-    AppendStep(&out.throughput, sample[0].GetDouble(), sample[1].GetDouble());
-  }
+  RETURN_IF_ERROR(ReadSteps(job, "throughput", "[t, rate] (two numbers)", {&out.throughput}));
   return out;
 }
 
@@ -86,22 +98,8 @@ absl::StatusOr<QueueSummary> ReadQueue(const rapidjson::Value& queue) {
   QueueSummary out;
   ASSIGN_OR_RETURN(out.queue, OptionalString(queue, "queue"));
   ASSIGN_OR_RETURN(out.average_wait, OptionalNumber(queue, "averageWait"));
-  const rapidjson::Value* share = Member(queue, "share");
-  if (share == nullptr) return out;
-  if (!share->IsArray()) return FieldError("share", "an array of [t, allocated, deserved]");
-  for (rapidjson::SizeType i = 0; i < share->Size(); ++i) {
-    const rapidjson::Value& sample = (*share)[i];
-    if (!sample.IsArray() || sample.Size() != 3 || !sample[0].IsNumber() ||
-        !sample[1].IsNumber() || !sample[2].IsNumber()) {
-      return FieldError(StrCat("share[", i, "]"), "[t, allocated, deserved] (three numbers)");
-    }
-    const double t = sample[0].GetDouble();
-    if (!out.allocated.empty() && t < out.allocated.back().t) {
-      return FieldError(StrCat("share[", i, "]"), "in time order");
-    }
-    AppendStep(&out.allocated, t, sample[1].GetDouble());
-    AppendStep(&out.deserved, t, sample[2].GetDouble());
-  }
+  RETURN_IF_ERROR(ReadSteps(queue, "share", "[t, allocated, deserved] (three numbers)",
+                            {&out.allocated, &out.deserved}));
   return out;
 }
 
