@@ -1,5 +1,6 @@
 #include "actions/reclaim/reclaim.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -57,7 +58,21 @@ QueueId LowestCommonAncestor(const Session& session, QueueId a, QueueId b) {
 class ReclaimRun {
  public:
   explicit ReclaimRun(Session& session)
-      : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {}
+      : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {
+    smallest_pod_.resize(session.cluster().queues.size());
+    holds_pods_.assign(session.cluster().queues.size(), false);
+    for (const JobInfo& job : session.cluster().jobs) {
+      if (job.queue == kNoId) continue;
+      jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
+      for (TaskId t : job.tasks) {
+        const TaskInfo& task = session.task(t);
+        if (!IsPlaced(task.status)) continue;
+        Resources& smallest = smallest_pod_[job.queue];
+        smallest = holds_pods_[job.queue] ? smallest.Min(task.request) : task.request;
+        holds_pods_[job.queue] = true;
+      }
+    }
+  }
 
   std::optional<VictimPolicy> PolicyFor(const JobInfo& job) {
     std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session_, job);
@@ -80,6 +95,10 @@ class ReclaimRun {
     if (!WithinDeserved(reclaimer, session_.queue(reclaimer).parent, claim_.need)) {
       LAHAR_LOG(2, "reclaim") << job.key() << ": its min would take queue " << session_.queue(reclaimer).name
                               << " above its deserved share";
+      return std::nullopt;
+    }
+    if (!EvictionsMayCover(job)) {
+      LAHAR_LOG(2, "reclaim") << job.key() << ": other queues hold too little above their deserved shares for its min";
       return std::nullopt;
     }
     claim_.saved = ledger_.Save();
@@ -143,6 +162,40 @@ class ReclaimRun {
     return true;
   }
 
+  // A necessary condition, checked before any victim is collected. Admissible keeps each
+  // victim's queue at or above its deserved share in every contested resource an entry frees,
+  // and an entry frees at least one placed pod's request: a leaf queue whose holdings above its
+  // share (its slack) are less than its smallest pod's request in some contested resource gives
+  // nothing, and the others give at most their slack. When the free capacity and that fall short
+  // of the min, no plan fits; when no queue gives anything, the plan could only pipeline onto free
+  // capacity, which allocate has searched already. Either way the job is left alone.
+  bool EvictionsMayCover(const JobInfo& job) const {
+    if (jobs_in_inner_queues_) return true;  // their victims' slack is not a leaf's: no bound
+    Resources reachable = free_;
+    bool any_gives = false;
+    for (const QueueInfo& q : session_.cluster().queues) {
+      if (q.id == job.queue || !q.IsLeaf()) continue;
+      const Resources* d = DeservedOf(q.id);
+      if (d == nullptr || !holds_pods_[q.id]) continue;
+      Resources slack;
+      bool gives = true;
+      for (ResourceId r : claim_.contested) {
+        const int64_t above = ledger_.held(q.id).Get(r) - d->Get(r);
+        const int64_t smallest = smallest_pod_[q.id].Get(r);
+        if (smallest > 0 && above < smallest) gives = false;
+        slack.Set(r, std::max<int64_t>(0, above));
+      }
+      if (!gives) continue;
+      any_gives = true;
+      reachable += slack;
+    }
+    if (!any_gives) return false;
+    for (ResourceId r : claim_.contested) {
+      if (claim_.need.Get(r) > reachable.Get(r)) return false;
+    }
+    return true;
+  }
+
   // Below the common ancestor: the reclaimer's side stays within its deserved shares with the min
   // placed; the victim's side stays at or above its deserved shares and guarantees.
   bool Admissible(const JobInfo& victim, const Resources& freed) const {
@@ -178,6 +231,10 @@ class ReclaimRun {
   const std::map<QueueId, Resources>& deserved_;
   QueueLedger ledger_;
   Resources free_;  // FreeCapacity, kept current across committed plans
+  bool jobs_in_inner_queues_ = false;
+  // Per queue: whether it has placed pods, and their element-wise least request.
+  std::vector<bool> holds_pods_;
+  std::vector<Resources> smallest_pod_;
   Claim claim_;
 };
 

@@ -44,6 +44,31 @@ TEST_CASE("reclaim: a rigid borrower gives back exactly what the reclaiming job 
   CHECK(same_node);
 }
 
+TEST_CASE("reclaim: a borrower above its share by exactly one pod gives that pod, and no more") {
+  // b asks for 4 of 16 GPUs: a deserves 12 and holds 16, exactly one 4-GPU pod above its share.
+  ClusterBuilder b = Borrowed();
+  b.Job("b1", {.queue = "b", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  REQUIRE(out.evicts.size() == 1);
+  CHECK(out.evicts.begin()->second == "reclaimed-for default/b1");
+}
+
+TEST_CASE("reclaim: nothing is planned when every other queue is at its share") {
+  // a holds its deserved 8 GPUs; b holds 4 and asks for 4 more, within its share, but the 4 free
+  // GPUs are split over two nodes: a is at its share, so b1 waits and nothing is evicted.
+  ClusterBuilder b;
+  b.Node("n1", "cpu=32,nvidia.com/gpu=8").Node("n2", "cpu=32,nvidia.com/gpu=8");
+  b.QueueObject(MakeQueue("a")).QueueObject(MakeQueue("b"));
+  b.Job("a0", {.queue = "a", .min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}});
+  b.Running("a0-w-0", "n1").Running("a0-w-1", "n2");
+  b.Job("held", {.queue = "b", .min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=2"}}});
+  b.Running("held-w-0", "n1").Running("held-w-1", "n2");
+  b.Job("b1", {.queue = "b", .min = 1, .tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}});
+  SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
+  CHECK(out.evicts.empty());
+  CHECK(out.binds.empty());
+}
+
 TEST_CASE("reclaim: a queue with reclaimable false keeps what it borrowed") {
   CHECK(RunSession(Borrowed(/*reclaimable=*/false), DefaultSchedulerConfigYaml()).evicts.empty());
 }
