@@ -313,9 +313,11 @@ const PodGroup* ClusterCache::FindPodGroup(std::string_view key) const {
   return it == pod_groups_.end() ? nullptr : &it->second.group;
 }
 
-ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
+ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const {
   ClusterSnapshot snap;
   snap.now = now;
+  snap.jobs = std::move(spent.jobs);
+  snap.tasks = std::move(spent.tasks);
 
   // Queues, with the default queue always present, by name.
   std::vector<const Queue*> queues;
@@ -373,6 +375,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
     info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
     info.schedulable = !node->unschedulable && node->ready;
+    if (info.id < static_cast<NodeId>(spent.nodes.size())) {
+      info.tasks = std::move(spent.nodes[info.id].tasks);
+      info.tasks.clear();
+    }
     if (info.schedulable) snap.total_allocatable += info.allocatable;
     node_ids[ToAbsl(node->meta.name)] = info.id;
     snap.nodes.push_back(std::move(info));
@@ -421,8 +427,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     ++job_count;
     task_count += block.tasks.size();
   }
-  snap.jobs.reserve(job_count);
-  snap.tasks.reserve(task_count);
+  snap.jobs.resize(job_count);
+  snap.tasks.resize(task_count);
+  size_t tasks_laid = 0;
+  JobId next_job = 0;
   for (auto& [key, block] : blocks_) {
     if (!block.exists) continue;
     if (block.node_set_version != node_set_version_) {
@@ -432,10 +440,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
       }
       block.node_set_version = node_set_version_;
     }
-    const auto job_id = static_cast<JobId>(snap.jobs.size());
-    const auto offset = static_cast<TaskId>(snap.tasks.size());
-    snap.jobs.push_back(block.job);
-    JobInfo& job = snap.jobs.back();
+    const JobId job_id = next_job++;
+    const auto offset = static_cast<TaskId>(tasks_laid);
+    JobInfo& job = snap.jobs[job_id];
+    job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
     job.id = job_id;
     // Queue ids and priorities depend on every queue and class: resolved per snapshot.
     int32_t class_priority =
@@ -450,8 +458,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now) const {
     }
     job.tasks.resize(block.tasks.size());
     for (size_t i = 0; i < block.tasks.size(); ++i) {
-      snap.tasks.push_back(block.tasks[i]);
-      TaskInfo& task = snap.tasks.back();
+      TaskInfo& task = snap.tasks[tasks_laid++];
+      task = block.tasks[i];
       task.id = offset + static_cast<TaskId>(i);
       task.job = job_id;
       if (block.node_names[i] != nullptr) {

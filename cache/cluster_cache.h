@@ -60,7 +60,10 @@ class ClusterCache {
   size_t node_count() const { return nodes_.size(); }
 
   // Builds the session's view. Pods of other schedulers count against their nodes only.
-  ClusterSnapshot Snapshot(Millis now) const;
+  // `spent`, the snapshot a finished session handed back, lends its storage: its jobs, tasks and
+  // node task lists are assigned over, not allocated anew (a tenth of a simulated week was
+  // allocating and freeing them). Its contents do not matter.
+  ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}) const;
 
   // Every object, in a stable order (for /debug/snapshot and lahar-sim snapshot files).
   std::vector<const Node*> Nodes() const;

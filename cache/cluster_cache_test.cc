@@ -49,6 +49,62 @@ TEST_CASE("a task carries its pod's scheduling gates, and an update that removes
   CHECK(now.constraint_class == ungated.constraint_class);
 }
 
+// What a session may read of a snapshot: jobs, tasks and what each node holds.
+std::vector<std::string> Describe(const ClusterSnapshot& snap) {
+  std::vector<std::string> out;
+  for (const JobInfo& job : snap.jobs) {
+    std::string line = job.key() + " allocated=" + job.allocated.DebugString() + ":";
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = snap.tasks[t];
+      line += " " + task.key() + "/" + std::to_string(static_cast<int>(task.status)) + "@" + std::to_string(task.node);
+    }
+    out.push_back(line);
+  }
+  for (const NodeInfo& node : snap.nodes) {
+    std::string line = node.name() + " used=" + node.used.DebugString() + " tasks:";
+    for (TaskId t : node.tasks) line += " " + snap.tasks[t].key();
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
+  ClusterCache cache;
+  for (const char* name : {"n1", "n2"}) {
+    Node node;
+    node.meta.name = name;
+    node.allocatable.Set(kCpu, 8000);
+    cache.UpsertNode(node);
+  }
+  auto add_pod = [&](const std::string& name, const std::string& node) {
+    Pod pod;
+    pod.meta.name = name;
+    pod.meta.namespace_ = "default";
+    pod.meta.uid = "uid-" + name;
+    pod.scheduler_name = "lahar";
+    pod.requests.Set(kCpu, 1000);
+    pod.node_name = node;
+    pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
+    cache.UpsertPod(pod);
+  };
+  add_pod("a-long-name-that-does-not-fit-inline", "n1");
+  add_pod("b", "n2");
+  add_pod("c", "");
+  ClusterSnapshot spent = cache.Snapshot(0);
+  // What a session leaves behind: states changed, a task placed.
+  for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;
+  spent.tasks.back().node = 0;
+  spent.nodes[0].tasks.push_back(spent.tasks.back().id);
+  spent.jobs.front().name = "scribbled";
+  // The cluster moves on: one job gone, one that sorts first arrives.
+  cache.DeletePod("default", "b");
+  add_pod("0-first", "n2");
+  ClusterSnapshot reused = cache.Snapshot(1000, std::move(spent));
+  ClusterSnapshot fresh = cache.Snapshot(1000);
+  CHECK(Describe(reused) == Describe(fresh));
+  CHECK(reused.jobs.size() == 3);
+}
+
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
   ClusterCache cache;
   PodGroup group;

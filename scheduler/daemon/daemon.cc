@@ -328,7 +328,7 @@ class SchedulerDaemon::Impl {
     ClusterSnapshot snapshot;
     {
       std::lock_guard<std::mutex> lock(cache_mu_);
-      snapshot = cache_.Snapshot(now);
+      snapshot = cache_.Snapshot(now, std::move(spent_snapshot_));
     }
     ReportQueueTree(snapshot.queues);
     std::vector<JobDigest> jobs;  // sorted by key, as the snapshot's jobs are
@@ -361,7 +361,7 @@ class SchedulerDaemon::Impl {
       memo_config_ = config;
     }
     absl::StatusOr<CycleResult> result =
-        RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &wait_memo_);
+        RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &wait_memo_, &spent_snapshot_);
     if (!result.ok()) {
       metrics_attempts_.Add({"error"});
       LAHAR_ERROR("daemon") << "scheduling session failed: " << result.status().message();
@@ -483,6 +483,7 @@ class SchedulerDaemon::Impl {
   // Carried from session to session (scheduling thread only), for the configuration it was
   // learnt under.
   WaitMemo wait_memo_;
+  ClusterSnapshot spent_snapshot_;  // the last session's, whose storage the next one reuses
   std::shared_ptr<const SchedulerConfig> memo_config_;
   std::string config_text_;
 

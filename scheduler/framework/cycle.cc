@@ -8,7 +8,8 @@
 namespace lahar {
 
 absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
-                                               const Registry& registry, WaitMemo* memo) {
+                                               const Registry& registry, WaitMemo* memo,
+                                               ClusterSnapshot* spent) {
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(std::move(snapshot), config, registry));
   session->set_wait_memo(memo);
@@ -41,6 +42,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
   result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();
+  if (spent != nullptr) *spent = std::move(*session).TakeCluster();
   return result;
 }
 

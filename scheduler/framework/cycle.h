@@ -51,9 +51,11 @@ struct CycleResult {
 };
 
 // `memo`, when given, carries what one session learns about waiting work to the next (see
-// WaitMemo); the caller keeps it between cycles with the same configuration.
+// WaitMemo); the caller keeps it between cycles with the same configuration. `spent`, when
+// given, receives the snapshot the session worked on, for ClusterCache::Snapshot to reuse.
 absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
-                                               const Registry& registry, WaitMemo* memo = nullptr);
+                                               const Registry& registry, WaitMemo* memo = nullptr,
+                                               ClusterSnapshot* spent = nullptr);
 
 }  // namespace lahar
 

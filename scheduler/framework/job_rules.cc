@@ -96,7 +96,38 @@ Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& 
   return memo;
 }
 
+std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo& job) {
+  int32_t surplus = job.ReadyCount() - job.min_available;
+  if (surplus <= 0) return {};
+  std::vector<TaskId> placed = TasksInOrder(session, job, [](const TaskInfo& t) { return IsPlaced(t.status); });
+  MasterTasks master(session, job);
+  std::map<std::string, int32_t, std::less<>> slack = ReadyPerRole(session, job, /*count_pipelined=*/false);
+  for (auto& [role, count] : slack) count -= job.min_task_member.find(role)->second;
+  for (const auto& [role, min] : job.min_task_member) slack.emplace(role, -min);  // roles with none ready
+  std::vector<TaskId> workers;
+  for (auto it = placed.rbegin(); it != placed.rend() && surplus > 0; ++it) {
+    const TaskInfo& task = session.task(*it);
+    if (task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding) break;
+    if (master.Contains(task)) continue;
+    auto role = slack.find(task.role);
+    if (role != slack.end()) {
+      if (role->second <= 0) continue;
+      --role->second;
+    }
+    workers.push_back(task.id);
+    --surplus;
+  }
+  return workers;
+}
+
 }  // namespace
+
+std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
+  Session::Memos::PerVersion& memo = session.memos().elastic_workers[job.id];
+  const uint64_t version = session.job_tasks_version(job.id);
+  if (memo.version != version) memo = {version, ComputeElasticWorkers(session, job), std::nullopt};
+  return memo.ids;
+}
 
 std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
   return ReachMinMemo(session, job).ids;

@@ -117,29 +117,8 @@ inline std::map<std::string, int32_t, std::less<>> ReadyPerRole(const Session& s
 }
 
 // The job's elastic workers in eviction order (highest index first); see the definitions above.
-inline std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
-  int32_t surplus = job.ReadyCount() - job.min_available;
-  if (surplus <= 0) return {};
-  std::vector<TaskId> placed = TasksInOrder(session, job, [](const TaskInfo& t) { return IsPlaced(t.status); });
-  MasterTasks master(session, job);
-  std::map<std::string, int32_t, std::less<>> slack = ReadyPerRole(session, job, /*count_pipelined=*/false);
-  for (auto& [role, count] : slack) count -= job.min_task_member.find(role)->second;
-  for (const auto& [role, min] : job.min_task_member) slack.emplace(role, -min);  // roles with none ready
-  std::vector<TaskId> workers;
-  for (auto it = placed.rbegin(); it != placed.rend() && surplus > 0; ++it) {
-    const TaskInfo& task = session.task(*it);
-    if (task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding) break;
-    if (master.Contains(task)) continue;
-    auto role = slack.find(task.role);
-    if (role != slack.end()) {
-      if (role->second <= 0) continue;
-      --role->second;
-    }
-    workers.push_back(task.id);
-    --surplus;
-  }
-  return workers;
-}
+// Kept per session while the job's tasks keep their states: every victim order asks for them.
+std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job);
 
 // Requests of the job's elastic workers that sit on schedulable nodes: what taking them back
 // would free for other jobs. Admission (enqueue) counts these as reclaimable.

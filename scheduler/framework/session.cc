@@ -96,6 +96,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   node_version_.assign(cluster_.nodes.size(), 0);
   job_tasks_version_.assign(cluster_.jobs.size(), 0);
   memos_.reach_min.resize(cluster_.jobs.size());
+  memos_.elastic_workers.resize(cluster_.jobs.size());
 }
 
 Session::~Session() = default;

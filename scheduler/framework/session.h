@@ -192,6 +192,8 @@ class Session {
   // ---- State ----
   Millis now() const { return cluster_.now; }
   const ClusterSnapshot& cluster() const { return cluster_; }
+  // The snapshot, moved out once the session is done with it (its storage is reused).
+  ClusterSnapshot TakeCluster() && { return std::move(cluster_); }
   const SchedulerConfig& config() const { return config_; }
   TaskInfo& task(TaskId id) { return cluster_.tasks[id]; }
   JobInfo& job(JobId id) { return cluster_.jobs[id]; }
@@ -236,6 +238,7 @@ class Session {
     };
     PerVersion starving_jobs;         // StarvingJobs, by state_version()
     std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
+    std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
     uint64_t fingerprint_version = UINT64_MAX;
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };

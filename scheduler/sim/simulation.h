@@ -156,6 +156,7 @@ class Simulation {
   const SimOptions& options_;
   ClusterCache cache_;
   WaitMemo wait_memo_;  // carried from session to session
+  ClusterSnapshot spent_snapshot_;  // the last session's, whose storage the next one reuses
 
   Millis now_ = 0;
   std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;

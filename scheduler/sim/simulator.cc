@@ -167,7 +167,8 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
 }
 
 absl::Status Simulation::RunSession() {
-  ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_), config_, registry_, &wait_memo_));
+  ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
+                                                                  registry_, &wait_memo_, &spent_snapshot_));
   ++sessions_;
   session_micros_.push_back(static_cast<double>(result.duration_micros));
   for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
