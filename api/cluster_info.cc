@@ -22,20 +22,21 @@ int32_t JobInfo::PlacedCount() const {
 
 int32_t JobInfo::ReadyCount() const { return PlacedCount() + Count(TaskStatus::kSucceeded); }
 
+void CountTask(const TaskInfo& task, JobInfo& job) {
+  ++job.status_count[static_cast<size_t>(task.status)];
+  if (IsPlaced(task.status)) job.allocated += task.request;
+  if (task.status != TaskStatus::kSucceeded && task.status != TaskStatus::kFailed) job.request += task.request;
+}
+
+void ClusterSnapshot::RecountJob(JobInfo& job) const {
+  job.status_count.fill(0);
+  job.allocated = Resources();
+  job.request = Resources();
+  for (TaskId t : job.tasks) CountTask(tasks[t], job);
+}
+
 void ClusterSnapshot::RecomputeJobAggregates() {
-  for (JobInfo& job : jobs) {
-    job.status_count.fill(0);
-    job.allocated = Resources();
-    job.request = Resources();
-    for (TaskId t : job.tasks) {
-      const TaskInfo& task = tasks[t];
-      ++job.status_count[static_cast<size_t>(task.status)];
-      if (IsPlaced(task.status)) job.allocated += task.request;
-      if (task.status != TaskStatus::kSucceeded && task.status != TaskStatus::kFailed) {
-        job.request += task.request;
-      }
-    }
-  }
+  for (JobInfo& job : jobs) RecountJob(job);
 }
 
 QueueId ClusterSnapshot::FindQueue(std::string_view name) const {

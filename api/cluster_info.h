@@ -117,6 +117,9 @@ struct JobInfo {
   bool IsElastic() const { return MaxCount() > min_available; }
 };
 
+// Adds `task` to `job`'s status counts, allocated and request.
+void CountTask(const TaskInfo& task, JobInfo& job);
+
 // A job's fulfillment score (spec 2): (ready - min) / (max - min), exactly 1 when max <= min. Kept
 // as a fraction so that equal scores compare equal (2/4 == 3/6).
 struct Fulfillment {
@@ -195,8 +198,9 @@ struct ClusterSnapshot {
   std::set<std::string, std::less<>> eviction_refused;
   Resources total_allocatable;  // over schedulable nodes
 
-  // Recomputes every job's status counts, allocated and request from its tasks.
+  // Recomputes every job's (one job's) status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();
+  void RecountJob(JobInfo& job) const;
   QueueId FindQueue(std::string_view name) const;
   // True when `ancestor` is `queue` or above it in the tree.
   bool IsAncestor(QueueId ancestor, QueueId queue) const;

@@ -82,18 +82,6 @@ void Resources::Set(ResourceId id, int64_t amount) {
   amounts_[id] = amount;
 }
 
-Resources& Resources::operator+=(const Resources& other) {
-  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
-  for (size_t i = 0; i < other.amounts_.size(); ++i) amounts_[i] += other.amounts_[i];
-  return *this;
-}
-
-Resources& Resources::operator-=(const Resources& other) {
-  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
-  for (size_t i = 0; i < other.amounts_.size(); ++i) amounts_[i] -= other.amounts_[i];
-  return *this;
-}
-
 bool Resources::operator==(const Resources& other) const {
   size_t n = std::max(amounts_.size(), other.amounts_.size());
   for (size_t i = 0; i < n; ++i) {

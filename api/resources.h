@@ -43,8 +43,23 @@ class Resources {
   void Set(ResourceId id, int64_t amount);
   void Add(ResourceId id, int64_t amount) { Set(id, Get(id) + amount); }
 
-  Resources& operator+=(const Resources& other);
-  Resources& operator-=(const Resources& other);
+  // Inline, on raw storage: the hottest arithmetic of every session and snapshot.
+  Resources& operator+=(const Resources& other) {
+    const size_t n = other.amounts_.size();
+    if (n > amounts_.size()) amounts_.resize(n, 0);
+    int64_t* mine = amounts_.data();
+    const int64_t* theirs = other.amounts_.data();
+    for (size_t i = 0; i < n; ++i) mine[i] += theirs[i];
+    return *this;
+  }
+  Resources& operator-=(const Resources& other) {
+    const size_t n = other.amounts_.size();
+    if (n > amounts_.size()) amounts_.resize(n, 0);
+    int64_t* mine = amounts_.data();
+    const int64_t* theirs = other.amounts_.data();
+    for (size_t i = 0; i < n; ++i) mine[i] -= theirs[i];
+    return *this;
+  }
   friend Resources operator+(Resources a, const Resources& b) { return a += b; }
   friend Resources operator-(Resources a, const Resources& b) { return a -= b; }
   bool operator==(const Resources& other) const;

@@ -457,6 +457,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       job.priority = block.tasks.front().pod->priority.value_or(class_priority);
     }
     job.tasks.resize(block.tasks.size());
+    bool node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
       task = block.tasks[i];
@@ -466,6 +467,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
         task.node = block.node_ids[i];
         if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
+          node_gone = true;
         } else {
           NodeInfo& info = snap.nodes[task.node];
           info.used += task.request;
@@ -479,6 +481,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       }
       job.tasks[i] = task.id;
     }
+    if (node_gone) snap.RecountJob(job);
   }
   // Each node's tasks, in id order, in vectors sized once.
   std::vector<int32_t> on_node(snap.nodes.size(), 0);
@@ -489,7 +492,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   for (const TaskInfo& task : snap.tasks) {
     if (task.node != kNoId) snap.nodes[task.node].tasks.push_back(task.id);
   }
-  snap.RecomputeJobAggregates();
   return snap;
 }
 
@@ -571,6 +573,8 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     block.node_names.push_back(HoldsNode(task.status) ? &pod.node_name : nullptr);
     block.tasks.push_back(std::move(task));
   }
+  // Counted once per change of the job, not per snapshot.
+  for (const TaskInfo& task : block.tasks) CountTask(task, job);
 }
 
 template <typename Map, typename T, typename Get>

@@ -295,10 +295,17 @@ void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan)
   // A budget shared by several jobs allows less for each once one of them lost pods.
   if (!session.cluster().disruption_budgets.empty()) return Clear();
   entries_->failures.clear();
-  entries_->candidates.clear();
   entries_->ranked_workers.clear();
   std::set<JobId> victim_jobs;
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
+  // A candidate reads its own job's tasks and phase only (and the hooks, which without budgets
+  // answer per task): the plan changed the victims' jobs and the starving job, no other.
+  std::vector<std::optional<victims_internal::Candidate>>& candidates = entries_->candidates;
+  auto forget = [&candidates](JobId job) {
+    if (static_cast<size_t>(job) < candidates.size()) candidates[job].reset();
+  };
+  for (JobId job : victim_jobs) forget(job);
+  for (const auto& [task, node] : plan.placements) forget(session.task(task).job);
   for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {
     VictimOrder& order = it->second;
     if (order.has_workers || !order.is_ranked) {
