@@ -197,6 +197,10 @@ struct ClusterSnapshot {
   // Pods (ns/name) whose eviction the apiserver refused lately: never victims until it passes.
   std::set<std::string, std::less<>> eviction_refused;
   Resources total_allocatable;  // over schedulable nodes
+  // Per job: the cache's build of the job it was laid out from (0: none). A snapshot built over
+  // this one keeps the tasks of a job laid out from the same build at the same place, and only
+  // resets what a session changes of them (status and node, see Session::SetTaskStatus).
+  std::vector<uint64_t> job_builds;
 
   // Recomputes every job's (one job's) status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();

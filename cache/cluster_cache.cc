@@ -1,6 +1,7 @@
 #include "cache/cluster_cache.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
@@ -318,6 +319,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   snap.now = now;
   snap.jobs = std::move(spent.jobs);
   snap.tasks = std::move(spent.tasks);
+  snap.job_builds = std::move(spent.job_builds);
 
   // Queues, with the default queue always present, by name.
   std::vector<const Queue*> queues;
@@ -427,8 +429,15 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     ++job_count;
     task_count += block.tasks.size();
   }
+  // Where the spent snapshot's jobs started, to tell whether their tasks are still in place.
+  std::vector<TaskId> spent_offsets;
+  spent_offsets.reserve(snap.jobs.size());
+  for (size_t j = 0; j < snap.jobs.size() && j < snap.job_builds.size(); ++j) {
+    spent_offsets.push_back(snap.jobs[j].tasks.empty() ? kNoId : snap.jobs[j].tasks.front());
+  }
   snap.jobs.resize(job_count);
   snap.tasks.resize(task_count);
+  snap.job_builds.resize(job_count, 0);
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (auto& [key, block] : blocks_) {
@@ -442,6 +451,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     const JobId job_id = next_job++;
     const auto offset = static_cast<TaskId>(tasks_laid);
+    // The spent snapshot holds this very build of the job's tasks at the same place.
+    const bool tasks_in_place = static_cast<size_t>(job_id) < spent_offsets.size() &&
+                                snap.job_builds[job_id] == block.build && spent_offsets[job_id] == offset;
+    snap.job_builds[job_id] = block.build;
     JobInfo& job = snap.jobs[job_id];
     job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
     job.id = job_id;
@@ -460,7 +473,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     bool node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
-      task = block.tasks[i];
+      if (tasks_in_place) {
+        task.status = block.tasks[i].status;
+        task.node = block.tasks[i].node;
+      } else {
+        task = block.tasks[i];
+      }
       task.id = offset + static_cast<TaskId>(i);
       task.job = job_id;
       if (block.node_names[i] != nullptr) {
@@ -496,7 +514,9 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
 }
 
 void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
+  static std::atomic<uint64_t> next_build{1};
   block = JobBlock();
+  block.build = next_build.fetch_add(1, std::memory_order_relaxed);
   auto group_it = pod_groups_.find(key);
   auto pods_it = job_pods_.find(key);
   static const std::map<std::string_view, const PodEntry*> kNoPods;

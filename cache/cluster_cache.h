@@ -111,6 +111,7 @@ class ClusterCache {
     uint64_t node_set_version = 0;
     const std::string* queue = nullptr;           // the PodGroup's queue name
     const std::string* priority_class = nullptr;  // the PodGroup's or lone pod's class
+    uint64_t build = 0;  // unique in the process: names this rebuild (ClusterSnapshot::job_builds)
   };
 
   int32_t ConstraintClass(const Pod& pod);

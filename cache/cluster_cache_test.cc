@@ -103,6 +103,12 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterSnapshot fresh = cache.Snapshot(1000);
   CHECK(Describe(reused) == Describe(fresh));
   CHECK(reused.jobs.size() == 3);
+  // Nothing changed in the cache: every job's tasks are in place, and what a session changed of
+  // them (status, node) is reset.
+  for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
+  reused.tasks.back().node = 1;  // "c", pending
+  ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
+  CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
 }
 
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
