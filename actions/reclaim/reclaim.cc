@@ -64,6 +64,7 @@ class ReclaimRun {
     for (const JobInfo& job : session.cluster().jobs) {
       if (job.queue == kNoId) continue;
       jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
+      if (job.PlacedCount() == 0) continue;  // a backlog's job: no victims
       for (TaskId t : job.tasks) {
         const TaskInfo& task = session.task(t);
         if (!IsPlaced(task.status)) continue;
@@ -77,17 +78,21 @@ class ReclaimRun {
   std::optional<VictimPolicy> PolicyFor(const JobInfo& job) {
     std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session_, job);
     if (!unplaced.has_value()) return std::nullopt;
-    claim_ = Claim();
+    // Asked for every starving job: the claim's vectors keep their storage from job to job.
     claim_.reclaimer = job.queue;
+    claim_.need = Resources();
+    claim_.planned = Resources();
+    claim_.contested.clear();
     for (TaskId t : *unplaced) claim_.need += session_.task(t).request;
     // Contested: what the min needs and the cluster lacks; when it lacks nothing in total (a
     // fragmented cluster), everything the min needs.
-    for (const auto& [r, amount] : claim_.need.NonZero()) {
-      if (r != kPods && amount > free_.Get(r)) claim_.contested.push_back(r);
+    const auto resources = static_cast<ResourceId>(claim_.need.size());
+    for (ResourceId r = 0; r < resources; ++r) {
+      if (r != kPods && claim_.need.Get(r) > 0 && claim_.need.Get(r) > free_.Get(r)) claim_.contested.push_back(r);
     }
     if (claim_.contested.empty()) {
-      for (const auto& [r, amount] : claim_.need.NonZero()) {
-        if (r != kPods) claim_.contested.push_back(r);
+      for (ResourceId r = 0; r < resources; ++r) {
+        if (r != kPods && claim_.need.Get(r) > 0) claim_.contested.push_back(r);
       }
     }
     // The reclaiming queue itself, with the whole min placed (its ancestors: per victim).
