@@ -103,9 +103,10 @@ class EnqueueAction : public Action {
     }
     std::make_heap(queues.begin(), queues.end(), queue_after);
 
-    // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built.
+    // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built;
+    // nor is it when no job waits to be admitted (most sessions).
     std::optional<ClusterHeadroom> headroom;
-    if (!session.HasClusterAdmissionHooks()) headroom.emplace(session);
+    if (!queues.empty() && !session.HasClusterAdmissionHooks()) headroom.emplace(session);
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
     while (!queues.empty()) {
       std::pop_heap(queues.begin(), queues.end(), queue_after);
