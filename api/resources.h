@@ -2,6 +2,7 @@
 #ifndef LAHAR_API_RESOURCES_H_
 #define LAHAR_API_RESOURCES_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -78,6 +79,8 @@ class Resources {
   Resources Min(const Resources& other) const;
   // Amounts below zero become zero.
   void ClampNegativeToZero();
+  // Every amount zero, the size kept (so that adding to it again does not grow it).
+  void SetZero() { std::fill(amounts_.begin(), amounts_.end(), 0); }
 
   size_t size() const { return amounts_.size(); }
   // Non-zero entries in id order.

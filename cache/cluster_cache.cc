@@ -364,26 +364,33 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   };
 
   // Nodes in name order (the map's order).
+  // Laid over the spent snapshot's nodes: what a node holds is summed anew below, in vectors
+  // that keep their size and storage.
   absl::flat_hash_map<absl::string_view, NodeId> node_ids;
   node_ids.reserve(nodes_.size());
-  snap.nodes.reserve(nodes_.size());
+  snap.nodes = std::move(spent.nodes);
+  snap.nodes.resize(nodes_.size());
+  NodeId next_node = 0;
   for (const auto& [name, entry] : nodes_) {
     const std::shared_ptr<const Node>& node = entry.node;
-    NodeInfo info;
-    info.id = static_cast<NodeId>(snap.nodes.size());
-    info.node = node;
+    NodeInfo& info = snap.nodes[next_node];
+    info.id = next_node++;
+    if (info.node != node) info.node = node;
     info.version = entry.version;
     info.allocatable = node->allocatable;
     info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
     info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
     info.schedulable = !node->unschedulable && node->ready;
-    if (info.id < static_cast<NodeId>(spent.nodes.size())) {
-      info.tasks = std::move(spent.nodes[info.id].tasks);
-      info.tasks.clear();
-    }
+    info.used.SetZero();
+    info.releasing.SetZero();
+    info.pipelined.SetZero();
+    info.used_limits.SetZero();
+    info.pod_count = 0;
+    info.releasing_pods = 0;
+    info.pipelined_pods = 0;
+    info.tasks.clear();
     if (info.schedulable) snap.total_allocatable += info.allocatable;
     node_ids[ToAbsl(node->meta.name)] = info.id;
-    snap.nodes.push_back(std::move(info));
   }
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   auto find_node = [&](const std::string& name) -> NodeId {

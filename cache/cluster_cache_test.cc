@@ -61,7 +61,11 @@ std::vector<std::string> Describe(const ClusterSnapshot& snap) {
     out.push_back(line);
   }
   for (const NodeInfo& node : snap.nodes) {
-    std::string line = node.name() + " used=" + node.used.DebugString() + " tasks:";
+    std::string line = node.name() + " used=" + node.used.DebugString() + " releasing=" + node.releasing.DebugString() +
+                       " pipelined=" + node.pipelined.DebugString() + " limits=" + node.used_limits.DebugString() +
+                       " allocatable=" + node.allocatable.DebugString() + " pods=" + std::to_string(node.pod_count) + "/" +
+                       std::to_string(node.releasing_pods) + "/" + std::to_string(node.pipelined_pods) + "/" +
+                       std::to_string(node.max_pods) + (node.schedulable ? "" : " unschedulable") + " tasks:";
     for (TaskId t : node.tasks) line += " " + snap.tasks[t].key();
     out.push_back(line);
   }
@@ -96,6 +100,16 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   spent.tasks.back().node = 0;
   spent.nodes[0].tasks.push_back(spent.tasks.back().id);
   spent.jobs.front().name = "scribbled";
+  for (NodeInfo& node : spent.nodes) {
+    node.pipelined.Set(kCpu, 500);
+    node.releasing.Set(kCpu, 700);
+    node.used.Set(kMemory, 1);
+    node.allocatable.Set(kCpu, 1);
+    ++node.pod_count;
+    ++node.releasing_pods;
+    ++node.pipelined_pods;
+    node.schedulable = false;
+  }
   // The cluster moves on: one job gone, one that sorts first arrives.
   cache.DeletePod("default", "b");
   add_pod("0-first", "n2");
@@ -106,6 +120,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   // Nothing changed in the cache: every job's tasks are in place, and what a session changed of
   // them (status, node) is reset.
   for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
+  for (NodeInfo& node : reused.nodes) node.pipelined.Set(kCpu, 500);
   reused.tasks.back().node = 1;  // "c", pending
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
   CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
