@@ -35,8 +35,8 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
       auto statement = std::make_unique<Statement>(session);
       VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
       policy.include_cooldown = true;
-      VictimPlan plan =
-          PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0});
+      VictimPlan plan = PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0},
+                                           ElasticWorkersOrderKey(session, session.job(id)));
       if (!plan.fits) {
         statement->Discard();  // frees its victims for the next starving job's plan
         continue;

@@ -407,6 +407,34 @@ TEST_CASE("default configuration: a queue at its capability takes back its own e
 }
 
 
+TEST_CASE("a queue that is not reclaimable keeps its workers from other queues' starving jobs") {
+  // `elastic` (queue locked, not reclaimable) holds n's 8 GPUs with 7 workers above its min.
+  // `huge` (locked, min `huge_min`) is planned first; `other` (queue open) needs 2.
+  auto cluster = [](int huge_min) {
+    ClusterBuilder b;
+    b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=8");
+    lahar::Queue locked;
+    locked.meta.name = "locked";
+    locked.reclaimable = false;
+    lahar::Queue open;
+    open.meta.name = "open";
+    b.QueueObject(locked).QueueObject(open);
+    b.Job("elastic", {.queue = "locked", .min = 1, .tasks = {{"w", 8, "cpu=1,nvidia.com/gpu=1"}},
+                      .phase = PodGroupPhase::kRunning});
+    b.RunningRange("elastic", "w", 0, 7, "n");
+    Starving(b, "huge", huge_min, "cpu=1,nvidia.com/gpu=1", "locked");
+    Starving(b, "other", 2, "cpu=1,nvidia.com/gpu=1", "open");
+    return b;
+  };
+  // huge cannot start even with all 7 workers; other may not take them, although huge's plan,
+  // tried first, looked at them.
+  CHECK(RunSession(cluster(16), kPreemptOnly).evicts.empty());
+  // huge needing 2 takes them from its own queue; other still gets none.
+  CHECK(RunSession(cluster(2), kPreemptOnly).evicts ==
+        Evictions{{"default/elastic-w-7", "elastic-preempted-for default/huge"},
+                  {"default/elastic-w-6", "elastic-preempted-for default/huge"}});
+}
+
 TEST_CASE("goodput: the worker with the lowest gain goes first") {
   ClusterBuilder b;
   b.Node("n", "cpu=64,memory=256Gi,nvidia.com/gpu=4");

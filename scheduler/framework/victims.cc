@@ -41,6 +41,13 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   return policy;
 }
 
+std::pair<int64_t, int64_t> ElasticWorkersOrderKey(const Session& session, const JobInfo& starving) {
+  for (const QueueInfo& queue : session.cluster().queues) {
+    if (!queue.reclaimable) return {starving.queue, 0};
+  }
+  return {-1, 0};
+}
+
 namespace {
 
 // RelieveStarvingJobs' loop; whether any plan fit.
@@ -58,7 +65,8 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     std::optional<VictimPolicy> policy = handler.policy(job);
     if (!policy) continue;
     Statement statement(session);
-    VictimPlan plan = PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key);
+    VictimPlan plan = PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key,
+                                         handler.order_key ? std::optional(handler.order_key(job)) : std::nullopt);
     if (!plan.fits) {
       statement.Discard();
       LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
@@ -203,7 +211,8 @@ Resources FreeCapacity(const Session& session) {
 
 VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_id, const VictimPolicy& policy,
                               const std::vector<bool>& scalable, VictimOrderCache* cache,
-                              std::pair<int64_t, int64_t> key) {
+                              std::pair<int64_t, int64_t> key,
+                              std::optional<std::pair<int64_t, int64_t>> order_key) {
   VictimPlan plan;
   const JobInfo& job = session.job(job_id);
   std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
@@ -227,7 +236,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   const TaskInfo& preemptor = session.task(tasks->front());
   auto collected = [&]() -> VictimOrder& {
     if (cache != nullptr) {
-      auto [it, inserted] = cache->entries().orders.try_emplace(key);
+      auto [it, inserted] = cache->entries().orders.try_emplace(order_key.value_or(key));
       if (inserted) it->second = CollectVictims(session, job, preemptor, policy, scalable, cache->entries().candidates);
       return it->second;
     }

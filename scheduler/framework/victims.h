@@ -112,21 +112,30 @@ class VictimOrderCache {
 };
 
 // Plans starving job `job` into `statement` (see above). `scalable[j]` is Session::Scalable of
-// job j at the start of the calling action. With `cache`, the order is looked up by `key`, and
-// the caller has asked cache->FailsAlike(job, key) first (a job that fails alike is not planned).
+// job j at the start of the calling action. With `cache`, the order is looked up by `order_key`
+// (by default `key`), and the caller has asked cache->FailsAlike(job, key) first (a job that
+// fails alike is not planned). Failures are kept per `key`, which captures the policy's room
+// and limits; orders may be shared more widely, by policies that take the same victims.
 VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job, const VictimPolicy& policy,
                               const std::vector<bool>& scalable, VictimOrderCache* cache = nullptr,
-                              std::pair<int64_t, int64_t> key = {0, 0});
+                              std::pair<int64_t, int64_t> key = {0, 0},
+                              std::optional<std::pair<int64_t, int64_t>> order_key = std::nullopt);
 
 // preempt-elastic-workers' policy for `starving` (also elastic-scale's reservation, with
 // include_cooldown): the elastic workers of jobs of its own queue or of reclaimable queues.
 VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving);
+// The order key of ElasticWorkersPolicy: when every queue is reclaimable its victims are the same
+// for every starving job, which then share one order; otherwise the job's queue.
+std::pair<int64_t, int64_t> ElasticWorkersOrderKey(const Session& session, const JobInfo& starving);
 
 // How an evicting action serves starving jobs (see RelieveStarvingJobs).
 struct StarvingJobHandler {
   // The key `job`'s victim order is cached under: jobs with the same key share one order (and
   // their policies the same victims, room and limits) until a plan commits. Null: the queue.
   std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> key;
+  // When set, orders are shared by this key instead (policies with the same victims, whatever
+  // their room and limits), and `key` keeps the failures apart.
+  std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> order_key;
   // The policy for `job`, or nullopt to leave the job alone.
   std::function<std::optional<VictimPolicy>(const JobInfo& job)> policy;
   // Told of every plan once it is committed (`committed`) or discarded. May be null.
