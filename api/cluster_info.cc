@@ -22,17 +22,11 @@ int32_t JobInfo::PlacedCount() const {
 
 int32_t JobInfo::ReadyCount() const { return PlacedCount() + Count(TaskStatus::kSucceeded); }
 
-void CountTask(const TaskInfo& task, JobInfo& job) {
-  ++job.status_count[static_cast<size_t>(task.status)];
-  if (IsPlaced(task.status)) job.allocated += task.request;
-  if (task.status != TaskStatus::kSucceeded && task.status != TaskStatus::kFailed) job.request += task.request;
-}
-
 void ClusterSnapshot::RecountJob(JobInfo& job) const {
   job.status_count.fill(0);
   job.allocated = Resources();
   job.request = Resources();
-  for (TaskId t : job.tasks) CountTask(tasks[t], job);
+  for (TaskId t : job.tasks) CountTask(tasks[t], +1, job);
 }
 
 void ClusterSnapshot::RecomputeJobAggregates() {

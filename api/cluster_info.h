@@ -117,8 +117,20 @@ struct JobInfo {
   bool IsElastic() const { return MaxCount() > min_available; }
 };
 
-// Adds `task` to `job`'s status counts, allocated and request.
-void CountTask(const TaskInfo& task, JobInfo& job);
+// Adds (sign +1) or removes (-1) `task`, in its current status, to or from `job`'s status
+// counts, allocated and request: the one rule the cache and Session::SetTaskStatus count by.
+inline void CountTask(const TaskInfo& task, int sign, JobInfo& job) {
+  job.status_count[static_cast<size_t>(task.status)] += sign;
+  const bool placed = IsPlaced(task.status);
+  const bool unfinished = task.status != TaskStatus::kSucceeded && task.status != TaskStatus::kFailed;
+  if (sign > 0) {
+    if (placed) job.allocated += task.request;
+    if (unfinished) job.request += task.request;
+  } else {
+    if (placed) job.allocated -= task.request;
+    if (unfinished) job.request -= task.request;
+  }
+}
 
 // A job's fulfillment score (spec 2): (ready - min) / (max - min), exactly 1 when max <= min. Kept
 // as a fraction so that equal scores compare equal (2/4 == 3/6).

@@ -601,7 +601,7 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     block.tasks.push_back(std::move(task));
   }
   // Counted once per change of the job, not per snapshot.
-  for (const TaskInfo& task : block.tasks) CountTask(task, job);
+  for (const TaskInfo& task : block.tasks) CountTask(task, +1, job);
 }
 
 template <typename Map, typename T, typename Get>

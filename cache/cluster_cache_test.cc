@@ -7,6 +7,16 @@
 namespace lahar {
 namespace {
 
+// A pod of Lahar's in namespace default without a PodGroup: a job of its own.
+Pod LonePod(const std::string& name) {
+  Pod pod;
+  pod.meta.name = name;
+  pod.meta.namespace_ = "default";
+  pod.meta.uid = "uid-" + name;
+  pod.scheduler_name = "lahar";
+  return pod;
+}
+
 TEST_CASE("pod index follows the spec's label order, then the name suffix") {
   Pod pod;
   pod.meta.name = "job-worker-7";
@@ -19,16 +29,9 @@ TEST_CASE("pod index follows the spec's label order, then the name suffix") {
 
 TEST_CASE("a task carries its pod's scheduling gates, and an update that removes them is seen") {
   ClusterCache cache;
-  Pod pod;
-  pod.meta.name = "solo";
-  pod.meta.namespace_ = "default";
-  pod.meta.uid = "u1";
-  pod.scheduler_name = "lahar";
+  Pod pod = LonePod("solo");
   pod.scheduling_gates = {"example.com/quota"};
-  Pod plain = pod;
-  plain.meta.name = "plain";
-  plain.meta.uid = "u2";
-  plain.scheduling_gates.clear();
+  Pod plain = LonePod("plain");
   cache.UpsertPod(pod);
   cache.UpsertPod(plain);
   ClusterSnapshot before = cache.Snapshot(0);
@@ -81,11 +84,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
     cache.UpsertNode(node);
   }
   auto add_pod = [&](const std::string& name, const std::string& node) {
-    Pod pod;
-    pod.meta.name = name;
-    pod.meta.namespace_ = "default";
-    pod.meta.uid = "uid-" + name;
-    pod.scheduler_name = "lahar";
+    Pod pod = LonePod(name);
     pod.requests.Set(kCpu, 1000);
     pod.node_name = node;
     pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
@@ -124,6 +123,34 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   reused.tasks.back().node = 1;  // "c", pending
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
   CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
+}
+
+TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not placed") {
+  ClusterCache cache;
+  Node node;
+  node.meta.name = "n1";
+  node.allocatable.Set(kCpu, 8000);
+  cache.UpsertNode(node);
+  Pod pod = LonePod("runner");
+  pod.requests.Set(kCpu, 1000);
+  pod.node_name = "n1";
+  pod.phase = PodPhase::kRunning;
+  cache.UpsertPod(pod);
+  ClusterSnapshot before = cache.Snapshot(0);
+  REQUIRE(before.jobs.size() == 1);
+  CHECK(before.jobs[0].PlacedCount() == 1);
+  CHECK(before.jobs[0].allocated.Get(kCpu) == 1000);
+
+  cache.DeleteNode("n1");
+  for (ClusterSnapshot after : {cache.Snapshot(1000), cache.Snapshot(1000, std::move(before))}) {
+    REQUIRE(after.jobs.size() == 1);
+    const JobInfo& job = after.jobs[0];
+    CHECK(after.tasks[job.tasks[0]].status == TaskStatus::kFailed);
+    CHECK(job.Count(TaskStatus::kFailed) == 1);
+    CHECK(job.PlacedCount() == 0);
+    CHECK(job.allocated.IsZero());
+    CHECK(job.request.IsZero());
+  }
 }
 
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {

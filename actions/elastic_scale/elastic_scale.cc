@@ -30,13 +30,14 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   const std::vector<JobId> starving = StarvingJobs(session);
   PlanUnlessFruitless(session, "elastic-scale", starving, scalable, [&] {
     VictimOrderCache orders;
+    const auto order_key = ElasticWorkersOrderKey(session);
     for (JobId id : starving) {
       if (orders.FailsAlike(session, session.job(id), {session.job(id).queue, 0})) continue;
       auto statement = std::make_unique<Statement>(session);
       VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
       policy.include_cooldown = true;
       VictimPlan plan = PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0},
-                                           ElasticWorkersOrderKey(session, session.job(id)));
+                                           order_key(session.job(id)));
       if (!plan.fits) {
         statement->Discard();  // frees its victims for the next starving job's plan
         continue;

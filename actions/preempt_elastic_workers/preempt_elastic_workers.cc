@@ -41,7 +41,7 @@ class PreemptElasticWorkersAction : public Action {
     handler.policy = [&session](const JobInfo& job) -> std::optional<VictimPolicy> {
       return ElasticWorkersPolicy(session, job);
     };
-    handler.order_key = [&session](const JobInfo& job) { return ElasticWorkersOrderKey(session, job); };
+    handler.order_key = ElasticWorkersOrderKey(session);
     RelieveStarvingJobs(session, Name(), handler);
     ShedUnpaidWorkers(session);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "api/log.h"
@@ -16,15 +17,23 @@ namespace lahar {
 namespace {
 
 // What every queue holds (its jobs' placed and pipelined requests, its descendants' included),
-// kept current across the plans of one run.
+// kept current across the plans of one run, and the least any of its own placed pods requests.
 class QueueLedger {
  public:
-  explicit QueueLedger(const Session& session) : session_(session), held_(session.cluster().queues.size()) {
+  explicit QueueLedger(const Session& session)
+      : session_(session), held_(session.cluster().queues.size()), smallest_pod_(held_.size()) {
     for (const JobInfo& job : session.cluster().jobs) {
       if (job.queue == kNoId) continue;
+      jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
       Resources holds = job.allocated;
-      for (TaskId t : job.tasks) {
-        if (session.task(t).status == TaskStatus::kPipelined) holds += session.task(t).request;
+      // Most of a backlog has nothing placed or pipelined: its tasks are not looked at.
+      if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) > 0) {
+        std::optional<Resources>& smallest = smallest_pod_[job.queue];
+        for (TaskId t : job.tasks) {
+          const TaskInfo& task = session.task(t);
+          if (task.status == TaskStatus::kPipelined) holds += task.request;
+          if (IsPlaced(task.status)) smallest = smallest ? smallest->Min(task.request) : task.request;
+        }
       }
       Add(job.queue, holds, +1);
     }
@@ -39,12 +48,18 @@ class QueueLedger {
     }
   }
   const Resources& held(QueueId queue) const { return held_[queue]; }
+  // The element-wise least request of the queue's placed pods when the run began (nullopt: it
+  // had none). Pods evicted since only leave it smaller than the true least: a safe bound.
+  const std::optional<Resources>& smallest_pod(QueueId queue) const { return smallest_pod_[queue]; }
+  bool jobs_in_inner_queues() const { return jobs_in_inner_queues_; }
   std::vector<Resources> Save() const { return held_; }
   void Restore(std::vector<Resources> saved) { held_ = std::move(saved); }
 
  private:
   const Session& session_;
   std::vector<Resources> held_;
+  std::vector<std::optional<Resources>> smallest_pod_;
+  bool jobs_in_inner_queues_ = false;
 };
 
 QueueId LowestCommonAncestor(const Session& session, QueueId a, QueueId b) {
@@ -58,22 +73,7 @@ QueueId LowestCommonAncestor(const Session& session, QueueId a, QueueId b) {
 class ReclaimRun {
  public:
   explicit ReclaimRun(Session& session)
-      : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {
-    smallest_pod_.resize(session.cluster().queues.size());
-    holds_pods_.assign(session.cluster().queues.size(), false);
-    for (const JobInfo& job : session.cluster().jobs) {
-      if (job.queue == kNoId) continue;
-      jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
-      if (job.PlacedCount() == 0) continue;  // a backlog's job: no victims
-      for (TaskId t : job.tasks) {
-        const TaskInfo& task = session.task(t);
-        if (!IsPlaced(task.status)) continue;
-        Resources& smallest = smallest_pod_[job.queue];
-        smallest = holds_pods_[job.queue] ? smallest.Min(task.request) : task.request;
-        holds_pods_[job.queue] = true;
-      }
-    }
-  }
+      : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {}
 
   std::optional<VictimPolicy> PolicyFor(const JobInfo& job) {
     std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session_, job);
@@ -175,18 +175,19 @@ class ReclaimRun {
   // of the min, no plan fits; when no queue gives anything, the plan could only pipeline onto free
   // capacity, which allocate has searched already. Either way the job is left alone.
   bool EvictionsMayCover(const JobInfo& job) const {
-    if (jobs_in_inner_queues_) return true;  // their victims' slack is not a leaf's: no bound
+    if (ledger_.jobs_in_inner_queues()) return true;  // their victims' slack is not a leaf's: no bound
     Resources reachable = free_;
     bool any_gives = false;
     for (const QueueInfo& q : session_.cluster().queues) {
       if (q.id == job.queue || !q.IsLeaf()) continue;
       const Resources* d = DeservedOf(q.id);
-      if (d == nullptr || !holds_pods_[q.id]) continue;
+      const std::optional<Resources>& smallest_pod = ledger_.smallest_pod(q.id);
+      if (d == nullptr || !smallest_pod) continue;
       Resources slack;
       bool gives = true;
       for (ResourceId r : claim_.contested) {
         const int64_t above = ledger_.held(q.id).Get(r) - d->Get(r);
-        const int64_t smallest = smallest_pod_[q.id].Get(r);
+        const int64_t smallest = smallest_pod->Get(r);
         if (smallest > 0 && above < smallest) gives = false;
         slack.Set(r, std::max<int64_t>(0, above));
       }
@@ -236,10 +237,6 @@ class ReclaimRun {
   const std::map<QueueId, Resources>& deserved_;
   QueueLedger ledger_;
   Resources free_;  // FreeCapacity, kept current across committed plans
-  bool jobs_in_inner_queues_ = false;
-  // Per queue: whether it has placed pods, and their element-wise least request.
-  std::vector<bool> holds_pods_;
-  std::vector<Resources> smallest_pod_;
   Claim claim_;
 };
 

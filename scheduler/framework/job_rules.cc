@@ -89,11 +89,18 @@ std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo
   return needed;
 }
 
-Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = session.memos().reach_min[job.id];
+// `memos[job]`, recomputed by `compute` when the job's tasks changed since it was made.
+Session::Memos::PerVersion& JobMemo(const Session& session, std::vector<Session::Memos::PerVersion>& memos,
+                                    const JobInfo& job,
+                                    std::vector<TaskId> (*compute)(const Session&, const JobInfo&)) {
+  Session::Memos::PerVersion& memo = memos[job.id];
   const uint64_t version = session.job_tasks_version(job.id);
-  if (memo.version != version) memo = {version, ComputeTasksToReachMin(session, job), std::nullopt};
+  if (memo.version != version) memo = {version, compute(session, job), std::nullopt};
   return memo;
+}
+
+Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& job) {
+  return JobMemo(session, session.memos().reach_min, job, ComputeTasksToReachMin);
 }
 
 std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo& job) {
@@ -123,10 +130,7 @@ std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo&
 }  // namespace
 
 std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = session.memos().elastic_workers[job.id];
-  const uint64_t version = session.job_tasks_version(job.id);
-  if (memo.version != version) memo = {version, ComputeElasticWorkers(session, job), std::nullopt};
-  return memo.ids;
+  return JobMemo(session, session.memos().elastic_workers, job, ComputeElasticWorkers).ids;
 }
 
 std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {

@@ -525,8 +525,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       --node.pipelined_pods;
     }
   }
-  if (IsPlaced(old)) job.allocated -= task.request;
-  --job.status_count[static_cast<size_t>(old)];
+  CountTask(task, -1, job);
 
   task.status = status;
   task.node = (status == TaskStatus::kPending || status == TaskStatus::kSucceeded ||
@@ -552,8 +551,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
       ++node.pipelined_pods;
     }
   }
-  if (IsPlaced(status)) job.allocated += task.request;
-  ++job.status_count[static_cast<size_t>(status)];
+  CountTask(task, +1, job);
 
   const bool takes_now = takes(status);
   if (took != takes_now) {

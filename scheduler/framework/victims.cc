@@ -41,11 +41,12 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   return policy;
 }
 
-std::pair<int64_t, int64_t> ElasticWorkersOrderKey(const Session& session, const JobInfo& starving) {
-  for (const QueueInfo& queue : session.cluster().queues) {
-    if (!queue.reclaimable) return {starving.queue, 0};
-  }
-  return {-1, 0};
+std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorkersOrderKey(const Session& session) {
+  const std::vector<QueueInfo>& queues = session.cluster().queues;
+  const bool shared = std::all_of(queues.begin(), queues.end(), [](const QueueInfo& q) { return q.reclaimable; });
+  return [shared](const JobInfo& starving) {
+    return shared ? std::pair<int64_t, int64_t>{-1, 0} : std::pair<int64_t, int64_t>{starving.queue, 0};
+  };
 }
 
 namespace {

@@ -124,9 +124,10 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job,
 // preempt-elastic-workers' policy for `starving` (also elastic-scale's reservation, with
 // include_cooldown): the elastic workers of jobs of its own queue or of reclaimable queues.
 VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving);
-// The order key of ElasticWorkersPolicy: when every queue is reclaimable its victims are the same
-// for every starving job, which then share one order; otherwise the job's queue.
-std::pair<int64_t, int64_t> ElasticWorkersOrderKey(const Session& session, const JobInfo& starving);
+// The order key of ElasticWorkersPolicy, decided once per action run: when every queue is
+// reclaimable its victims are the same for every starving job, which then share one order;
+// otherwise the job's queue.
+std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorkersOrderKey(const Session& session);
 
 // How an evicting action serves starving jobs (see RelieveStarvingJobs).
 struct StarvingJobHandler {
