@@ -15,6 +15,7 @@
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
 namespace {
@@ -38,11 +39,10 @@ struct ShapeEq {
   }
 };
 
-// Why a shape fits no node: the fit-error summary, and whether the pod's scheduling gates
-// refused it (FitErrors::gated). Unset until first explained.
+// Why a shape fits no node: the fit errors of a full scan of the nodes (FitErrors::gated when
+// the pod's scheduling gates refused it). Unset until first explained.
 struct Failure {
-  std::optional<std::string> summary;
-  bool gated = false;
+  std::optional<FitErrors> errors;
 };
 
 // One run of the action. Invariants:
@@ -71,12 +71,12 @@ class Allocator {
           job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available) {
         continue;
       }
-      if (std::optional<std::string> why = QueueUnusable(session_.queue(job.queue))) {
-        session_.SetJobCondition(job.id, "QueueUnusable", std::move(*why));
+      if (std::optional<WaitReason> why = QueueUnusable(session_.queue(job.queue))) {
+        session_.SetWaitReason(job.id, *std::move(why));
         continue;
       }
-      if (std::optional<std::string> reason = session_.JobInvalidReason(job)) {
-        session_.SetJobCondition(job.id, "Invalid", std::move(*reason));
+      if (std::optional<WaitReason> why = session_.JobInvalidReason(job)) {
+        session_.SetWaitReason(job.id, *std::move(why));
         continue;
       }
       jobs_of[job.queue].push_back(job.id);
@@ -108,10 +108,9 @@ class Allocator {
       if (session_.Overused(queue)) {
         LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << heap.size()
                                  << " jobs wait";
-        for (JobId j : heap) {
-          session_.SetJobCondition(j, "Unschedulable",
-                                   StrCat("queue ", queue.name, " is overused (at or above its deserved share)"));
-        }
+        const WaitReason why =
+            QueueLimitOrGeneral(session_, QueueCheck::kOverused, session_.job(heap.front()), Resources(), "deserved share");
+        for (JobId j : heap) session_.SetWaitReason(j, why);
         heap.clear();
         continue;
       }
@@ -143,7 +142,7 @@ class Allocator {
   //   they pipeline the gang themselves;
   // - otherwise -> discard, and record why on the job: its gated pods when scheduling gates kept
   //   any of them from every node (nothing else matters until the gates go), else the fit errors
-  //   of the first task that found no node, or the queue.
+  //   of the first task that found no node, or the queue's limit.
   // After the first task that fits nowhere the remaining ones are still tried, so the message
   // counts every pod of the min that found no node (tasks of a shape that already failed are not
   // searched again).
@@ -154,15 +153,16 @@ class Allocator {
     auto stmt = std::make_unique<Statement>(session_);
     int placed = 0;
     int pipelined = 0;
-    bool queue_refused = false;
-    std::string why;                     // the first unplaced task's fit errors
-    std::vector<const TaskInfo*> gated;  // unplaced for their scheduling gates: the reason
+    bool queue_refused = false;                // once some node could have taken the task
+    std::optional<FitErrors> why;              // the first unplaced task's fit errors
+    std::vector<const TaskInfo*> gated;        // unplaced for their scheduling gates: the reason
+    std::vector<NodeId> pipelined_on;
     auto note = [&](const TaskInfo& task, Failure& failure) {
-      const Failure& f = Explain(task, failure);
-      if (f.gated) {
+      const FitErrors& errors = Explain(task, failure);
+      if (errors.gated()) {
         gated.push_back(&task);
-      } else if (why.empty()) {
-        why = *f.summary;
+      } else if (!why) {
+        why = errors;
       }
     };
     for (TaskId id : tasks) {
@@ -177,9 +177,12 @@ class Allocator {
       if (!session_.Allocatable(queue, task)) {
         // A queue's deserved share is at most the cluster, so a full cluster trips the queue
         // check first. Name the queue only when some node could have taken the task.
-        if (why.empty()) {
-          queue_refused = FindNode(task, stmt->empty(), pipeline, failure) != kNoId;
-          if (!queue_refused) note(task, *failure);
+        if (!why) {
+          if (FindNode(task, stmt->empty(), pipeline, failure) != kNoId) {
+            queue_refused = true;
+          } else {
+            note(task, *failure);
+          }
         }
         if (gated.empty()) break;
         continue;
@@ -191,6 +194,7 @@ class Allocator {
       }
       if (pipeline) {
         stmt->Pipeline(id, node);
+        pipelined_on.push_back(node);
         ++pipelined;
       } else {
         stmt->Allocate(id, node);
@@ -209,34 +213,32 @@ class Allocator {
     if (unplaced == 0 && pipelined > 0 && session_.JobPipelined(job)) {
       LAHAR_LOG(2, "allocate") << "job " << job.key() << ": held, " << pipelined
                                << " pods wait for resources being released";
-      session_.SetJobCondition(job.id, "Pipelined",
-                               StrCat(pipelined, "/", job.min_available,
-                                      " pods of gang wait for resources being released"));
+      session_.SetWaitReason(job.id,
+                             TerminatingForReason(session_, job, pipelined, ReleasingTasksOn(session_, pipelined_on)));
       held_.push_back(std::move(stmt));
       KeepJobFailures();
       return;
     }
     stmt->Discard();
-    job_unplaceable_.clear();
-    std::string message;
+    WaitReason reason;
     if (!gated.empty()) {
       // Nothing else can start the job before its gates are removed: that is why it waits.
-      message = SchedulingGatesMessage(gated);
-      LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << message;
-      session_.SetJobCondition(job.id, kSchedulingGatedReason, std::move(message));
-      return;
-    }
-    if (queue_refused) {
-      message = StrCat(unplaced, "/", job.min_available, " pods of gang unschedulable: queue ",
-                       queue.name, " would exceed its deserved share or capability");
+      reason = SchedulingGatesReason(gated);
+    } else if (queue_refused) {
+      // Measured against the whole min the job still lacks, now that its placements are undone.
+      Resources need;
+      for (TaskId id : tasks) need += session_.task(id).request;
+      reason = QueueLimitOrGeneral(session_, QueueCheck::kAllocate, job, need, "deserved share or capability");
     } else if (unplaced > 0) {
-      message = StrCat(unplaced, "/", job.min_available, " pods of gang unschedulable: ", why);
+      reason = NoFitReason(job, unplaced, *why);
     } else {
-      message = StrCat("gang not ready with ", job.ReadyCount() + placed + pipelined, "/",
-                       job.min_available, " pods: too few pending pods");
+      reason = WaitReason{.kind = WaitKind::kInvalid, .subject = "NotEnoughPods",
+                          .detail = StrCat("gang not ready with ", job.ReadyCount() + placed + pipelined, "/",
+                                           job.min_available, " pods: too few pending pods")};
     }
-    LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << message;
-    session_.SetJobCondition(job.id, "Unschedulable", std::move(message));
+    job_unplaceable_.clear();
+    LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(reason);
+    session_.SetWaitReason(job.id, std::move(reason));
   }
 
   // A node for `task` on idle resources, else on resources being released (`pipeline` = true),
@@ -287,14 +289,12 @@ class Allocator {
 
   // Why a shape fits no node, computed once (a full scan of the nodes). It describes the nodes as
   // they were when first asked, which is when the shape first failed to fit.
-  const Failure& Explain(const TaskInfo& task, Failure& failure) {
-    if (!failure.summary) {
-      FitErrors errors;
-      session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
-      failure.summary = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
-      failure.gated = errors.gated();
+  const FitErrors& Explain(const TaskInfo& task, Failure& failure) {
+    if (!failure.errors) {
+      failure.errors.emplace();
+      session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &*failure.errors);
     }
-    return failure;
+    return *failure.errors;
   }
 
   Session& session_;

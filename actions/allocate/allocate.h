@@ -12,11 +12,11 @@
 // - all of its min found room, part of it only on releasing resources -> hold the statement to
 //   the end of the action (nothing after it takes that room), then roll it back: the gang binds
 //   whole in a later session, once the releasing pods are gone;
-// - otherwise -> roll back, and set the job's condition: "Unschedulable", e.g. "3/8 pods of gang
-//   unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra",
-//   or "... queue research would exceed its deserved share or capability" when only the queue
-//   stood in the way; when pods of the min fit no node because of their scheduling gates, the
-//   condition is "SchedulingGated", e.g. "2 pods have scheduling gates: example.com/quota".
+// - otherwise -> roll back, and record why the job waits (spec 7): kind no-fit, e.g. "3/8 pods
+//   unschedulable: 5 nodes have too little nvidia.com/gpu, 2 have taint dedicated=infra"; kind
+//   queue-limit, e.g. "queue research: capability nvidia.com/gpu 16, allocated 12, needs 8", when
+//   only the queue stood in the way; kind gated, e.g. "2 pods have scheduling gates:
+//   example.com/quota", when scheduling gates kept pods of the min off every node.
 // Jobs of a queue found Overused when its turn comes wait for a later session.
 #ifndef LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_
 #define LAHAR_ACTIONS_ALLOCATE_ALLOCATE_H_

@@ -45,9 +45,9 @@ TEST_CASE("allocate: a gang binds all of its min or nothing; other jobs still bi
   // a is first (created first) but rolls back; b then takes n1 (equal scores -> lower name).
   CHECK(out.binds == BindMap{{"default/b-worker-0", "n1"}});
   REQUIRE(out.job_updates.count("default/a") == 1);
-  CHECK(out.job_updates.at("default/a").reason == "Unschedulable");
+  CHECK(out.job_updates.at("default/a").reason() == "NotEnoughResources");
   // a-worker-0 -> n1, a-worker-1 -> n2, a-worker-2 finds 1 cpu on each: 3 - 2 = 1 unplaced.
-  CHECK(out.job_updates.at("default/a").message == "1/3 pods of gang unschedulable: 2 nodes have too little cpu");
+  CHECK(out.job_updates.at("default/a").message() == "1/3 pods unschedulable: 2 nodes have too little cpu");
   CHECK(out.job_updates.at("default/b").phase == PodGroupPhase::kRunning);
 }
 
@@ -123,7 +123,7 @@ TEST_CASE("allocate: queues take turns in share order, weighted") {
   CHECK(out.binds.at("default/a0-w-0") == "n1");
   CHECK(out.binds.at("default/b5-w-0") == "n8");
   REQUIRE(out.job_updates.count("default/a2") == 1);
-  CHECK(out.job_updates.at("default/a2").message == "queue a is overused (at or above its deserved share)");
+  CHECK(out.job_updates.at("default/a2").message() == "queue a: deserved cpu 2, allocated 2: at or above it");
 }
 
 TEST_CASE("allocate: a queue's capability is never exceeded") {
@@ -148,8 +148,8 @@ TEST_CASE("allocate: a gang that would cross its queue's capability waits, and s
   SessionOutcome out = RunSession(b, kConfig);
   CHECK(out.binds.empty());
   REQUIRE(out.job_updates.count("default/g") == 1);
-  CHECK(out.job_updates.at("default/g").message ==
-        "1/2 pods of gang unschedulable: queue capped would exceed its deserved share or capability");
+  CHECK(out.job_updates.at("default/g").message() ==
+        "queue capped: deserved cpu 3, allocated 0, needs 4");
 }
 
 TEST_CASE("allocate: node selectors and taints are respected") {
@@ -184,9 +184,9 @@ TEST_CASE("allocate: the unschedulable explanation counts nodes by reason") {
   REQUIRE(out.job_updates.count("default/train") == 1);
   // gpu1 takes 5 of the 8; the other 3 see 4 cpu-only nodes and gpu1 (full) short of GPUs,
   // and 2 nodes with GPUs behind an untolerated taint.
-  CHECK(out.job_updates.at("default/train").reason == "Unschedulable");
-  CHECK(out.job_updates.at("default/train").message ==
-        "3/8 pods of gang unschedulable: 5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra");
+  CHECK(out.job_updates.at("default/train").reason() == "NotEnoughResources");
+  CHECK(out.job_updates.at("default/train").message() ==
+        "3/8 pods unschedulable: 5 nodes have too little nvidia.com/gpu, 2 have taint dedicated=infra");
 }
 
 TEST_CASE("allocate: a gang with scheduling gates binds nothing, says which gates, and binds once they go") {
@@ -203,16 +203,16 @@ TEST_CASE("allocate: a gang with scheduling gates binds nothing, says which gate
   CHECK(out.binds == BindMap{{"default/plain-w-0", "n1"}});
   testing::Apply(b, out);
   REQUIRE(out.job_updates.count("default/gated") == 1);
-  CHECK(out.job_updates.at("default/gated").reason == "SchedulingGated");
+  CHECK(out.job_updates.at("default/gated").reason() == "SchedulingGated");
   // Gate names once each, sorted.
-  CHECK(out.job_updates.at("default/gated").message ==
+  CHECK(out.job_updates.at("default/gated").message() ==
         "3 pods have scheduling gates: example.com/data-ready, example.com/quota");
 
   // Two pods updated without their gates: the one left still holds the whole gang back.
   b.SchedulingGates("gated-master-0", {}).SchedulingGates("gated-worker-0", {});
   out = RunSession(b, kConfig);
   CHECK(out.binds.empty());
-  CHECK(out.job_updates.at("default/gated").message ==
+  CHECK(out.job_updates.at("default/gated").message() ==
         "1 pod has scheduling gates: example.com/data-ready, example.com/quota");
 
   b.SchedulingGates("gated-worker-1", {});
@@ -236,14 +236,14 @@ TEST_CASE("allocate: scheduling gates are the reason a job waits even where node
   b.Job("full", {.tasks = {full}});
   SessionOutcome out = RunSession(b, kConfig);
   CHECK(out.binds.empty());
-  CHECK(out.job_updates.at("default/g").reason == "SchedulingGated");
-  CHECK(out.job_updates.at("default/g").message == "2 pods have scheduling gates: example.com/quota");
-  CHECK(out.job_updates.at("default/full").reason == "SchedulingGated");
-  CHECK(out.job_updates.at("default/full").message == "1 pod has scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/g").reason() == "SchedulingGated");
+  CHECK(out.job_updates.at("default/g").message() == "2 pods have scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/full").reason() == "SchedulingGated");
+  CHECK(out.job_updates.at("default/full").message() == "1 pod has scheduling gates: example.com/quota");
 
   b.SchedulingGates("full-w-0", {});
   out = RunSession(b, kConfig);
-  CHECK(out.job_updates.at("default/full").message == "1/1 pods of gang unschedulable: 1 node has too little cpu");
+  CHECK(out.job_updates.at("default/full").message() == "1/1 pods unschedulable: 1 node has too little cpu");
 }
 
 TEST_CASE("allocate: pods of other schedulers count against their nodes") {
@@ -289,8 +289,8 @@ TEST_CASE("allocate: a gang that fits only on releasing resources is held, not b
   SessionOutcome out = RunSession(b, kConfig);
   CHECK(out.binds.empty());
   REQUIRE(out.job_updates.count("default/g") == 1);
-  CHECK(out.job_updates.at("default/g").reason == "Pipelined");
-  CHECK(out.job_updates.at("default/g").message == "1/2 pods of gang wait for resources being released");
+  CHECK(out.job_updates.at("default/g").reason() == "Pipelined");
+  CHECK(out.job_updates.at("default/g").message() == "1 pod of default/old is terminating for it");
 
   // Once the old pod is gone, g binds whole; late waits for the next free 2 cpu.
   b.cache().DeletePod("default", "old-w-0");
@@ -317,7 +317,7 @@ TEST_CASE("allocate: the same input gives the same decisions") {
   REQUIRE(first.raw.job_updates.size() == second.raw.job_updates.size());
   for (size_t i = 0; i < first.raw.job_updates.size(); ++i) {
     CHECK(first.raw.job_updates[i].job == second.raw.job_updates[i].job);
-    CHECK(first.raw.job_updates[i].message == second.raw.job_updates[i].message);
+    CHECK(first.raw.job_updates[i].message() == second.raw.job_updates[i].message());
   }
 }
 
@@ -357,8 +357,8 @@ TEST_CASE("allocate: benchmark, 5000 gangs x 10 pods, 400 fit", "[.benchmark]") 
   SessionOutcome out = RunSession(b, kConfig);
   // 2 pods per node: 4,000 pods, 400 gangs.
   CHECK(out.binds.size() == 4000);
-  CHECK(out.job_updates.at("default/job-14999").message ==
-        "10/10 pods of gang unschedulable: 2000 nodes have too little cpu");
+  CHECK(out.job_updates.at("default/job-14999").message() ==
+        "10/10 pods unschedulable: 2000 nodes have too little cpu");
   std::printf("allocate saturated benchmark: %zu pods, %zu job updates in %.3f s\n", out.binds.size(),
               out.raw.job_updates.size(), static_cast<double>(out.raw.duration_micros) / 1e6);
 }

@@ -11,6 +11,7 @@
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
 namespace {
@@ -59,7 +60,7 @@ class BackfillAction : public Action {
   static bool PlaceMin(Session& session, JobInfo& job, const std::vector<TaskId>& tasks) {
     const QueueInfo& queue = session.queue(job.queue);
     Statement stmt(session);
-    std::string why;
+    std::optional<WaitReason> why;
     std::vector<const TaskInfo*> gated;
     for (TaskId id : tasks) {
       const TaskInfo& task = session.task(id);
@@ -70,33 +71,31 @@ class BackfillAction : public Action {
         session.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors);
         if (errors.gated()) gated.push_back(&task);
         if (gated.empty()) {
-          why = errors.empty() ? std::string("the cluster has no nodes") : errors.Summary();
+          why = NoFitReason(job, static_cast<int32_t>(tasks.size() - stmt.size()), errors);
           break;
         }
       }
       if (!gated.empty()) continue;  // the job waits for its gates: only counting them now
       if (!allocatable) {
-        why = StrCat("queue ", queue.name, " would exceed its deserved share or capability");
+        Resources need;
+        for (TaskId t : tasks) need += session.task(t).request;
+        why = QueueLimitOrGeneral(session, QueueCheck::kAllocate, job, need, "deserved share or capability");
         break;
       }
       stmt.Allocate(id, node);
     }
-    if (why.empty() && gated.empty() && session.JobReady(job)) {
+    if (!why && gated.empty() && session.JobReady(job)) {
       LAHAR_LOG(2, "backfill") << "job " << job.key() << ": " << stmt.size() << " pods bind";
       stmt.Commit();
       return true;
     }
-    const size_t placed = stmt.size();
     stmt.Discard();
     if (!gated.empty()) {
-      session.SetJobCondition(job.id, kSchedulingGatedReason, SchedulingGatesMessage(gated));
-      return false;
+      session.SetWaitReason(job.id, SchedulingGatesReason(gated));
+    } else if (why) {
+      session.SetWaitReason(job.id, *std::move(why));
     }
-    if (why.empty()) why = "gang not ready";
-    session.SetJobCondition(job.id, "Unschedulable",
-                            StrCat(tasks.size() - placed, "/", job.min_available,
-                                   " pods of gang unschedulable: ", why));
-    return false;
+    return false;  // otherwise the gang plugin says what the job lacks
   }
 
   // Best-effort pods of a job that has its min: each one that finds a node binds.

@@ -102,9 +102,9 @@ TEST_CASE("backfill: a pod with scheduling gates is not placed, and its job says
   b.Job("be", {.tasks = {gated_be}});
   SessionOutcome out = RunSession(b, kBackfillOnly);
   CHECK(out.binds.empty());
-  CHECK(out.job_updates.at("default/small").reason == "SchedulingGated");
-  CHECK(out.job_updates.at("default/small").message == "1 pod has scheduling gates: example.com/quota");
-  CHECK(out.job_updates.at("default/be").message == "1 pod has scheduling gates: example.com/b, example.com/quota");
+  CHECK(out.job_updates.at("default/small").reason() == "SchedulingGated");
+  CHECK(out.job_updates.at("default/small").message() == "1 pod has scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/be").message() == "1 pod has scheduling gates: example.com/b, example.com/quota");
 
   b.SchedulingGates("small-w-0", {}).SchedulingGates("be-w-0", {});
   CHECK(RunSession(b, kBackfillOnly).binds == BindMap{{"default/small-w-0", "n1"}, {"default/be-w-0", "n1"}});

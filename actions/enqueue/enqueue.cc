@@ -11,6 +11,7 @@
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
 namespace {
@@ -52,13 +53,17 @@ class ClusterHeadroom {
     }
   }
 
-  // Why `need` (described as `what`) does not fit what is left for `job`, or nullopt.
-  std::optional<std::string> Refusal(const JobInfo& job, const Resources& need, std::string_view what) const {
+  // Why `need` does not fit what is left for `job` (kind `admission`), or nullopt.
+  std::optional<WaitReason> Refusal(const JobInfo& job, const Resources& need) const {
     if (need.FirstShortage(available_) < 0) return std::nullopt;
-    const int shortage = need.FirstShortage(available_ + Takeable(job));
+    const Resources takeable = Takeable(job);
+    const int shortage = need.FirstShortage(available_ + takeable);
     if (shortage < 0) return std::nullopt;
-    return StrCat("the cluster has too little ", ResourceName(static_cast<ResourceId>(shortage)), " free for ", what,
-                  " (free: ", available_.DebugString(), ")");
+    const auto r = static_cast<ResourceId>(shortage);
+    return WaitReason{.kind = WaitKind::kAdmission,
+                      .subject = "cluster",
+                      .limit = takeable.IsZero() ? "free" : "free or evictable",
+                      .shortage = ResourceShortage{r, available_.Get(r) + takeable.Get(r), 0, need.Get(r)}};
   }
   void Reserve(const Resources& need) { available_ -= need; }
 
@@ -85,7 +90,8 @@ class EnqueueAction : public Action {
     for (const JobInfo& job : session.jobs()) {
       if (!job.has_pod_group || job.phase != PodGroupPhase::kPending) continue;
       if (job.queue == kNoId) {
-        session.SetJobCondition(job.id, "QueueNotFound", "not admitted: the job's queue does not exist");
+        session.SetWaitReason(job.id, WaitReason{.kind = WaitKind::kInvalid, .subject = "QueueNotFound",
+                                                 .detail = "the job's queue does not exist"});
         continue;
       }
       jobs_of[job.queue].push_back(job.id);
@@ -127,33 +133,27 @@ class EnqueueAction : public Action {
  private:
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom) {
     const QueueInfo& queue = session.queue(job.queue);
-    if (std::optional<std::string> why = QueueUnusable(queue)) {
-      session.SetJobCondition(job.id, "QueueUnusable", StrCat("not admitted: ", *why));
+    if (std::optional<WaitReason> why = QueueUnusable(queue)) {
+      session.SetWaitReason(job.id, *std::move(why));
       return;
     }
     if (!queue.open) {
-      session.SetJobCondition(job.id, "QueueClosed", StrCat("not admitted: queue ", queue.name, " is closed"));
+      session.SetWaitReason(job.id, WaitReason{.kind = WaitKind::kQueueClosed, .subject = queue.name});
       return;
     }
-    if (std::optional<std::string> reason = session.JobInvalidReason(job)) {
-      session.SetJobCondition(job.id, "Invalid", std::move(*reason));
+    if (std::optional<WaitReason> why = session.JobInvalidReason(job)) {
+      session.SetWaitReason(job.id, *std::move(why));
       return;
     }
     // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
     const Resources need = AdmissionRequest(session, job);
-    // Name what the user wrote: minResources, or (when unset) the gang's min pods.
-    const std::string what = job.min_resources.IsZero()
-                                 ? StrCat("its minimum of ", job.min_available, " pods (", need.DebugString(), ")")
-                                 : StrCat("minResources ", need.DebugString());
-    std::optional<std::string> refusal =
-        headroom ? headroom->Refusal(job, need, what) : session.ClusterAdmissionRefusal(job, need);
+    std::optional<WaitReason> refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
     if (refusal) {
-      session.SetJobCondition(job.id, "NotEnoughResources", StrCat("not admitted: ", *refusal));
+      session.SetWaitReason(job.id, *std::move(refusal));
       return;
     }
     if (!session.JobEnqueueable(job)) {
-      session.SetJobCondition(job.id, "NotEnoughResources",
-                              StrCat("not admitted: queue ", queue.name, " cannot take ", what));
+      session.SetWaitReason(job.id, QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability"));
       return;
     }
     if (headroom) headroom->Reserve(need);

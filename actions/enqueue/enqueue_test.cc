@@ -57,9 +57,9 @@ TEST_CASE("enqueue: admissions in one session add up; a smaller job after a refu
   CHECK(PhaseOf(out, "default/a") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(out, "default/b") == kPending);
   CHECK(PhaseOf(out, "default/c") == PodGroupPhase::kInqueue);
-  CHECK(out.job_updates.at("default/b").reason == "NotEnoughResources");
-  CHECK(out.job_updates.at("default/b").message ==
-        "not admitted: the cluster has too little cpu free for minResources cpu: 6 (free: cpu: 2)");
+  CHECK(out.job_updates.at("default/b").reason() == "NotEnoughResources");
+  CHECK(out.job_updates.at("default/b").message() ==
+        "cluster: free cpu 2, needs 6");
   CHECK(out.binds.empty());
 }
 
@@ -79,8 +79,8 @@ TEST_CASE("enqueue: releasing pods free room; cordoned nodes and other scheduler
   // a takes 3, b finds none (the queue alone, with 8 cpu of schedulable nodes, would take it).
   CHECK(PhaseOf(out, "default/a") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(out, "default/b") == kPending);
-  CHECK(out.job_updates.at("default/b").message ==
-        "not admitted: the cluster has too little cpu free for minResources cpu: 1 (free: none)");
+  CHECK(out.job_updates.at("default/b").message() ==
+        "cluster: free cpu 0, needs 1");
 }
 
 TEST_CASE("enqueue: a queue's capability refuses admission") {
@@ -91,7 +91,7 @@ TEST_CASE("enqueue: a queue's capability refuses admission") {
   SessionOutcome out = RunSession(b, kEnqueueOnly);
   // minResources 2 x 2 = 4 cpu > capability 2.
   CHECK(PhaseOf(out, "default/big") == kPending);
-  CHECK(out.job_updates.at("default/big").message == "not admitted: queue capped cannot take minResources cpu: 4");
+  CHECK(out.job_updates.at("default/big").message() == "queue capped: capability cpu 2, allocated 0, needs 4");
 }
 
 TEST_CASE("enqueue: queues come in share order") {
@@ -124,8 +124,8 @@ TEST_CASE("enqueue: without minResources, the requests of the min pods are what 
   CHECK(PhaseOf(out, "default/m") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(out, "default/n") == kPending);
   // The user set no minResources: the message names the gang's min instead.
-  CHECK(out.job_updates.at("default/n").message ==
-        "not admitted: the cluster has too little cpu free for its minimum of 1 pods (cpu: 1) (free: none)");
+  CHECK(out.job_updates.at("default/n").message() ==
+        "cluster: free cpu 0, needs 1");
 }
 
 TEST_CASE("enqueue: a closed queue admits nothing") {
@@ -138,7 +138,7 @@ TEST_CASE("enqueue: a closed queue admits nothing") {
   b.Job("j", {.queue = "closed", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   SessionOutcome out = RunSession(b, kEnqueueAllocate);
   CHECK(PhaseOf(out, "default/j") == kPending);
-  CHECK(out.job_updates.at("default/j").message == "not admitted: queue closed is closed");
+  CHECK(out.job_updates.at("default/j").message() == "queue closed is closed");
   CHECK(out.binds.empty());
 }
 
@@ -148,7 +148,7 @@ TEST_CASE("enqueue: an invalid job (fewer pods than its min) is not admitted") {
   b.Job("short", {.min = 3, .tasks = {{"w", 2, "cpu=1"}}, .phase = kPending});
   SessionOutcome out = RunSession(b, kEnqueueAllocate);
   CHECK(PhaseOf(out, "default/short") == kPending);
-  CHECK(out.job_updates.at("default/short").reason == "Invalid");
+  CHECK(out.job_updates.at("default/short").reason() == "NotEnoughPods");
   CHECK(out.binds.empty());
 }
 

@@ -58,8 +58,8 @@ TEST_CASE("preempt: nothing is evicted for a gang held back by its scheduling ga
   SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
   CHECK(out.evicts.empty());
   CHECK(out.binds.empty());
-  CHECK(out.job_updates.at("default/urgent").reason == "SchedulingGated");
-  CHECK(out.job_updates.at("default/urgent").message == "2 pods have scheduling gates: example.com/quota");
+  CHECK(out.job_updates.at("default/urgent").reason() == "SchedulingGated");
+  CHECK(out.job_updates.at("default/urgent").message() == "2 pods have scheduling gates: example.com/quota");
   // Still none once one pod is ungated: the other keeps the gang from fitting.
   b.SchedulingGates("urgent-w-0", {});
   CHECK(RunSession(b, DefaultSchedulerConfigYaml()).evicts.empty());

@@ -89,7 +89,7 @@ TEST_CASE("queue tree: a job in a queue with children waits with a reason that s
   SessionOutcome out = RunSession(b, DefaultSchedulerConfigYaml());
   CHECK(out.binds.count("default/ok-w-0") == 1);
   CHECK(out.binds.count("default/misplaced-w-0") == 0);
-  CHECK(out.job_updates.at("default/misplaced").message.find("leaf queues only") != std::string::npos);
+  CHECK(out.job_updates.at("default/misplaced").message().find("leaf queues only") != std::string::npos);
 }
 
 TEST_CASE("queue tree: a cycle and a missing parent are reported; the rest is scheduled, nothing evicted") {
@@ -104,8 +104,8 @@ TEST_CASE("queue tree: a cycle and a missing parent are reported; the rest is sc
   CHECK(out.binds.count("default/good-w-0") == 1);
   CHECK(out.binds.size() == 1);
   CHECK(out.evicts.empty());
-  CHECK(out.job_updates.at("default/in-cycle").message.find("cycle") != std::string::npos);
-  CHECK(out.job_updates.at("default/in-orphan").message.find("parent queue nowhere does not exist") !=
+  CHECK(out.job_updates.at("default/in-cycle").message().find("cycle") != std::string::npos);
+  CHECK(out.job_updates.at("default/in-orphan").message().find("parent queue nowhere does not exist") !=
         std::string::npos);
 }
 

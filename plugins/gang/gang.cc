@@ -69,7 +69,7 @@ class GangPlugin : public Plugin {
     // Jobs an action already explained this session keep that (more specific) message.
     std::vector<bool> explained(session.cluster().jobs.size(), false);
     for (const JobStatusUpdate& update : session.job_updates()) {
-      if (!update.message.empty()) explained[update.job] = true;
+      if (update.waiting) explained[update.job] = true;
     }
     for (const JobInfo& job : session.cluster().jobs) {
       if (explained[job.id]) continue;
@@ -78,17 +78,17 @@ class GangPlugin : public Plugin {
         continue;
       }
       if (job.Count(TaskStatus::kPending) == 0) continue;
-      if (auto reason = GangInvalidReason(job, tasks)) {
-        session.SetJobCondition(job.id, "Unschedulable", *std::move(reason));
+      if (std::optional<WaitReason> reason = GangInvalidReason(job, tasks)) {
+        session.SetWaitReason(job.id, *std::move(reason));
         continue;
       }
       // A job whose gang is complete once evictions finish is waiting, not unschedulable.
       if (GangReady(job, tasks, /*count_pipelined=*/true)) continue;
       const int32_t unready = GangShortfall(job, tasks, /*count_pipelined=*/true);
-      std::string message = StrCat(unready, "/", GangValidCount(job), " tasks in gang unschedulable: ",
-                                   ReadyCount(job, true), " of minAvailable ", job.min_available, " ready");
-      LAHAR_LOG(2, "gang") << job.key() << ": " << message;
-      session.SetJobCondition(job.id, "Unschedulable", std::move(message));
+      WaitReason reason{.kind = WaitKind::kNoFit, .pods = unready, .of = job.min_available,
+                        .detail = StrCat(ReadyCount(job, true), " of minAvailable ", job.min_available, " ready")};
+      LAHAR_LOG(2, "gang") << job.key() << ": " << WaitReasonText(reason);
+      session.SetWaitReason(job.id, std::move(reason));
     }
   }
 };
@@ -103,16 +103,19 @@ int32_t GangValidCount(const JobInfo& job) {
   return n;
 }
 
-std::optional<std::string> GangInvalidReason(const JobInfo& job, const std::vector<TaskInfo>& tasks) {
+std::optional<WaitReason> GangInvalidReason(const JobInfo& job, const std::vector<TaskInfo>& tasks) {
+  auto not_enough = [](std::string detail) {
+    return WaitReason{.kind = WaitKind::kInvalid, .subject = "NotEnoughPods", .detail = std::move(detail)};
+  };
   const int32_t valid = GangValidCount(job);
   if (valid < job.min_available) {
-    return StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available);
+    return not_enough(StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available));
   }
   std::vector<int32_t> per_role = RoleCounts(job, tasks, Valid);
   size_t i = 0;
   for (const auto& [role, min] : job.min_task_member) {
     if (per_role[i] < min) {
-      return StrCat("NotEnoughPods: ", per_role[i], "/", min, " pods of role ", role, ", minTaskMember ", min);
+      return not_enough(StrCat("NotEnoughPods: ", per_role[i], "/", min, " pods of role ", role, ", minTaskMember ", min));
     }
     ++i;
   }

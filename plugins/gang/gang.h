@@ -10,7 +10,7 @@
 // Victims are not this plugin's: the victim planner (scheduler/framework/victims.h) takes a
 // job's elastic workers or the whole gang, never part of its min.
 // - OnSessionClose: every job waiting for its gang that has pending tasks and that no action
-//   explained this session gets condition Unschedulable, "x/y tasks in gang unschedulable".
+//   explained this session waits with kind no-fit, "x/y pods unschedulable: r of minAvailable m ready".
 #ifndef LAHAR_PLUGINS_GANG_GANG_H_
 #define LAHAR_PLUGINS_GANG_GANG_H_
 
@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/cluster_info.h"
+#include "api/wait_reason.h"
 #include "scheduler/framework/arguments.h"
 #include "scheduler/framework/interfaces.h"
 
@@ -34,7 +35,7 @@ int32_t GangValidCount(const JobInfo& job);
 
 // Why `job` can never be ready with the pods it has ("NotEnoughPods: 2/3 pods, minAvailable 3"),
 // or nullopt. `tasks` is the snapshot's task vector (for per-role counts).
-std::optional<std::string> GangInvalidReason(const JobInfo& job, const std::vector<TaskInfo>& tasks);
+std::optional<WaitReason> GangInvalidReason(const JobInfo& job, const std::vector<TaskInfo>& tasks);
 
 // The job has its gang: placed + succeeded tasks reach min_available and, for every role of
 // min_task_member, that role's minimum. With `count_pipelined`, pipelined tasks count too

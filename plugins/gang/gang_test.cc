@@ -41,7 +41,7 @@ TEST_CASE("a job with fewer pods than minMember is invalid, and says how many it
   b.Job("short", {.min = 3, .tasks = {{"worker", 2, "cpu=1"}}});
   b.Job("whole", {.min = 3, .tasks = {{"worker", 3, "cpu=1"}}});
   TestSession s(b);
-  CHECK(s->JobInvalidReason(s.job("default/short")) == "NotEnoughPods: 2/3 pods, minAvailable 3");
+  CHECK(WaitReasonText(s->JobInvalidReason(s.job("default/short")).value()) == "NotEnoughPods: 2/3 pods, minAvailable 3");
   CHECK(s->JobInvalidReason(s.job("default/whole")) == std::nullopt);
 }
 
@@ -51,7 +51,7 @@ TEST_CASE("failed pods do not count towards minMember") {
   b.Job("job", {.min = 3, .tasks = {{"worker", 3, "cpu=1"}}});
   MarkFailed(b, "default/job-worker-1");
   TestSession s(b);
-  CHECK(s->JobInvalidReason(s.job("default/job")) == "NotEnoughPods: 2/3 pods, minAvailable 3");
+  CHECK(WaitReasonText(s->JobInvalidReason(s.job("default/job")).value()) == "NotEnoughPods: 2/3 pods, minAvailable 3");
 }
 
 TEST_CASE("a job missing pods of a minTaskMember role is invalid") {
@@ -61,7 +61,7 @@ TEST_CASE("a job missing pods of a minTaskMember role is invalid") {
                 .tasks = {{"worker", 3, "cpu=1"}},
                 .min_task_member = {{"ps", 1}, {"worker", 1}}});
   TestSession s(b);
-  CHECK(s->JobInvalidReason(s.job("default/job")) == "NotEnoughPods: 0/1 pods of role ps, minTaskMember 1");
+  CHECK(WaitReasonText(s->JobInvalidReason(s.job("default/job")).value()) == "NotEnoughPods: 0/1 pods of role ps, minTaskMember 1");
 }
 
 TEST_CASE("a job is ready once minMember of its tasks are placed") {
@@ -127,11 +127,12 @@ TEST_CASE("at session close, a job still waiting for its gang is marked Unschedu
   s->Close();
   const JobStatusUpdate* waiting = s.update("default/waiting");
   REQUIRE(waiting != nullptr);
-  CHECK(waiting->reason == "Unschedulable");
-  // min 3 - 1 placed = 2 short, of 4 pods.
-  CHECK(waiting->message == "2/4 tasks in gang unschedulable: 1 of minAvailable 3 ready");
+  REQUIRE(waiting->waiting.has_value());
+  CHECK(waiting->waiting->kind == WaitKind::kNoFit);
+  // min 3 - 1 placed = 2 short.
+  CHECK(WaitReasonText(*waiting->waiting) == "2/3 pods unschedulable: 1 of minAvailable 3 ready");
   const JobStatusUpdate* done = s.update("default/done");
-  CHECK((done == nullptr || done->message.empty()));
+  CHECK((done == nullptr || !done->waiting));
 }
 
 TEST_CASE("gang keeps the more specific message an action set for a job") {
@@ -140,9 +141,11 @@ TEST_CASE("gang keeps the more specific message an action set for a job") {
   b.Job("waiting", {.min = 2, .tasks = {{"worker", 2, "cpu=1"}}});
   TestSession s(b);
   const JobId job = s.job("default/waiting").id;
-  s->SetJobCondition(job, "Unschedulable", "2/2 tasks in gang unschedulable: 1 node has too little cpu");
+  const WaitReason specific{.kind = WaitKind::kNoFit, .pods = 2, .of = 2, .counts = {{"too little cpu", 1}}};
+  s->SetWaitReason(job, specific);
   s->Close();
-  CHECK(s.update("default/waiting")->message == "2/2 tasks in gang unschedulable: 1 node has too little cpu");
+  CHECK(s.update("default/waiting")->waiting == specific);
+  CHECK(WaitReasonText(specific) == "2/2 pods unschedulable: 1 node has too little cpu");
 }
 
 TEST_CASE("an invalid job is reported with the reason it can never run") {
@@ -152,7 +155,10 @@ TEST_CASE("an invalid job is reported with the reason it can never run") {
   TestSession s(b);
   s->Close();
   REQUIRE(s.update("default/short") != nullptr);
-  CHECK(s.update("default/short")->message == "NotEnoughPods: 2/3 pods, minAvailable 3");
+  REQUIRE(s.update("default/short")->waiting.has_value());
+  CHECK(s.update("default/short")->waiting->kind == WaitKind::kInvalid);
+  CHECK(ConditionReason(*s.update("default/short")->waiting) == "NotEnoughPods");
+  CHECK(WaitReasonText(*s.update("default/short")->waiting) == "NotEnoughPods: 2/3 pods, minAvailable 3");
 }
 
 TEST_CASE("a job whose gang only waits for evictions to finish is not called unschedulable") {
@@ -164,7 +170,7 @@ TEST_CASE("a job whose gang only waits for evictions to finish is not called uns
   s.Place("default/job-worker-1", TaskStatus::kPipelined);
   s->Close();
   const JobStatusUpdate* update = s.update("default/job");
-  CHECK((update == nullptr || update->message.empty()));
+  CHECK((update == nullptr || !update->waiting));
 }
 
 
@@ -193,7 +199,7 @@ TEST_CASE("end to end: a gang binds whole when it fits, and not at all when it d
   CHECK(out.BoundCount("default/fits") == 2);
   CHECK(out.BoundCount("default/too-big") == 0);
   CHECK(out.job_updates.at("default/fits").phase == PodGroupPhase::kRunning);
-  CHECK(out.job_updates.at("default/too-big").reason == "Unschedulable");
+  CHECK(out.job_updates.at("default/too-big").reason() == "NotEnoughResources");
 }
 
 }  // namespace

@@ -32,7 +32,7 @@ class OvercommitPlugin : public Plugin {
       if (!job.has_pod_group || !IsAdmitted(job)) continue;
       admitted_ += AdmissionRequest(session, job);  // what it still lacks of its min
     }
-    session.AddClusterAdmissionFn([this](const JobInfo& job, const Resources& need) -> std::optional<std::string> {
+    session.AddClusterAdmissionFn([this](const JobInfo& job, const Resources& need) -> std::optional<WaitReason> {
       if (job.min_resources.IsZero()) return std::nullopt;  // as Volcano: nothing to count
       return Refusal(need);
     });
@@ -40,14 +40,16 @@ class OvercommitPlugin : public Plugin {
   }
 
  private:
-  std::optional<std::string> Refusal(const Resources& need) const {
+  std::optional<WaitReason> Refusal(const Resources& need) const {
     for (const auto& [id, amount] : need.NonZero()) {
       const double limit = static_cast<double>(allocatable_.Get(id)) * factor_;
       const int64_t total = admitted_.Get(id) + amount;
       if (static_cast<double>(total) <= limit) continue;
-      const QuantityUnit unit = ResourceUnit(id);
-      return StrCat("overcommit: admitted minResources ", ResourceName(id), " ", FormatQuantity(total, unit),
-                    " of ", FormatQuantity(allocatable_.Get(id), unit), " x ", factor_);
+      return WaitReason{.kind = WaitKind::kAdmission,
+                        .subject = "overcommit",
+                        .limit = "minResources",
+                        .shortage = ResourceShortage{id, allocatable_.Get(id), admitted_.Get(id), amount},
+                        .factor = factor_};
     }
     return std::nullopt;
   }

@@ -38,8 +38,8 @@ TEST_CASE("overcommit admits minResources up to allocatable times the factor and
   ClusterBuilder b = TenGpusSixJobs();
   SessionOutcome by_default = RunSession(b, Config(""));  // 1.2: 12 GPUs, four jobs
   CHECK(Admitted(by_default) == 4);
-  CHECK(by_default.job_updates.at("default/j4").message ==
-        "not admitted: overcommit: admitted minResources nvidia.com/gpu 15 of 10 x 1.2");
+  CHECK(by_default.job_updates.at("default/j4").message() ==
+        "overcommit: admitted minResources nvidia.com/gpu 15 of 10 x 1.2");
   CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 1.5\n"))) == 5);
   CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 0.9\n"))) == 3);
   // Without overcommit, enqueue's own check admits what is free now: three.

@@ -132,16 +132,14 @@ class QueueSharePlugin : public Plugin {
     }
     session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) { return CompareQueues(l, r); });
     if (mode_ == DeservedMode::kProportion) {
-      session.AddOverusedFn([this](const QueueInfo& queue) {
-        for (QueueId q = queue.id; q != kNoId; q = session_->queue(q).parent) {
-          if (queues_[q].deserved.LessEqual(queues_[q].allocated)) return true;
-        }
-        return false;
-      });
+      session.AddOverusedFn([this](const QueueInfo& queue) { return OverusedAt(queue.id).has_value(); });
     }
     session.AddAllocatableFn(
-        [this](const QueueInfo& queue, const TaskInfo& task) { return Allocatable(queue, task); });
+        [this](const QueueInfo& queue, const TaskInfo& task) { return !AllocateExcess(queue.id, task.request); });
     session.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); });
+    session.AddQueueLimitFn([this](QueueCheck check, const JobInfo& job, const Resources& request) {
+      return Explain(check, job, request);
+    });
     session.AddEventHandler({
         [this](const TaskInfo& task) { OnTask(task, +1); },
         [this](const TaskInfo& task) { OnTask(task, -1); },
@@ -220,22 +218,69 @@ class QueueSharePlugin : public Plugin {
     if (counted_[job.id]) Recount(job.id);
   }
 
-  // Within deserved (proportion only) and capability, at the queue and every ancestor.
-  bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
-    for (QueueId id = queue.id; id != kNoId; id = session_->queue(id).parent) {
+  // A limit the queue `queue` (or an ancestor) would pass: `limit` of `resource`, `used` of it
+  // taken, `need` more asked. The votes and their explanations (Explain) share these rules.
+  struct Excess {
+    QueueId queue;
+    bool deserved;  // else the capability
+    ResourceId resource;
+    int64_t limit, used, need;
+  };
+
+  // Placing `request` more stays within deserved (proportion only) and capability, at the
+  // queue and every ancestor; else the first limit passed.
+  std::optional<Excess> AllocateExcess(QueueId queue, const Resources& request) const {
+    for (QueueId id = queue; id != kNoId; id = session_->queue(id).parent) {
       const QueueState& q = queues_[id];
       const Resources& capability = session_->queue(id).capability;
-      for (size_t i = 0; i < task.request.size(); ++i) {
+      for (size_t i = 0; i < request.size(); ++i) {
         const auto r = static_cast<ResourceId>(i);
-        const int64_t amount = task.request.Get(r);
+        const int64_t amount = request.Get(r);
         if (r == kPods || amount <= 0) continue;
-        const int64_t future = q.allocated.Get(r) + amount;
-        if (mode_ == DeservedMode::kProportion && future > q.deserved.Get(r)) return false;
+        const int64_t used = q.allocated.Get(r);
+        if (mode_ == DeservedMode::kProportion && used + amount > q.deserved.Get(r)) {
+          return Excess{id, true, r, q.deserved.Get(r), used, amount};
+        }
         const int64_t cap = capability.Get(r);
-        if (cap > 0 && future > cap) return false;
+        if (cap > 0 && used + amount > cap) return Excess{id, false, r, cap, used, amount};
       }
     }
-    return true;
+    return std::nullopt;
+  }
+
+  // The queue or ancestor that holds at least its deserved share in every resource, with the
+  // first resource it deserves (nothing asked more).
+  std::optional<Excess> OverusedAt(QueueId queue) const {
+    for (QueueId id = queue; id != kNoId; id = session_->queue(id).parent) {
+      const QueueState& q = queues_[id];
+      if (!q.deserved.LessEqual(q.allocated)) continue;
+      ResourceId r = kCpu;
+      for (const auto& [named, amount] : q.deserved.NonZero()) {
+        if (named != kPods && amount > 0) {
+          r = named;
+          break;
+        }
+      }
+      return Excess{id, true, r, q.deserved.Get(r), q.allocated.Get(r), 0};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<WaitReason> Explain(QueueCheck check, const JobInfo& job, const Resources& request) {
+    if (job.queue == kNoId) return std::nullopt;
+    std::optional<Excess> excess;
+    switch (check) {
+      case QueueCheck::kAdmit: excess = AdmitExcess(job); break;
+      case QueueCheck::kAllocate: excess = AllocateExcess(job.queue, request); break;
+      case QueueCheck::kOverused:
+        if (mode_ == DeservedMode::kProportion) excess = OverusedAt(job.queue);
+        break;
+    }
+    if (!excess) return std::nullopt;
+    return WaitReason{.kind = WaitKind::kQueueLimit,
+                      .subject = session_->queue(excess->queue).name,
+                      .limit = excess->deserved ? "deserved" : "capability",
+                      .shortage = ResourceShortage{excess->resource, excess->limit, excess->used, excess->need}};
   }
 
   // Jobs voted on while Pending that the enqueue action has since admitted start counting.
@@ -269,21 +314,31 @@ class QueueSharePlugin : public Plugin {
       LAHAR_LOG(2, Name()) << job.key() << ": queue " << queue.name << " is closed";
       return kReject;
     }
-    if (job.min_resources.IsZero()) return kPermit;
-    const QueueState& q = queues_[job.queue];
-    // A job already counted must not count twice.
-    Resources wanted = job.min_resources + q.allocated + q.inqueue - promised_[job.id];
-    if (by_priority_) wanted -= by_priority_->Below(job.queue, job.priority);
-    for (const auto& [id, amount] : job.min_resources.NonZero()) {
-      if (id == kPods || amount <= 0) continue;
-      if (wanted.Get(id) > q.real_capability.Get(id)) {
-        LAHAR_LOG(2, Name()) << job.key() << ": queue " << queue.name << " cannot hold "
-                             << ResourceName(id) << ": wanted " << wanted.DebugString()
-                             << ", real capability " << q.real_capability.DebugString();
-        return kReject;
-      }
+    if (std::optional<Excess> excess = AdmitExcess(job)) {
+      LAHAR_LOG(2, Name()) << job.key() << ": queue " << queue.name << " cannot hold " << ResourceName(excess->resource)
+                           << ": real capability " << excess->limit << ", held or promised " << excess->used
+                           << ", asked " << excess->need;
+      return kReject;
     }
     return kPermit;
+  }
+
+  // The job's minResources on top of what its queue holds and has promised (less what preempt
+  // could take from lower priorities) stays within the queue's real capability; else the first
+  // resource that would pass it.
+  std::optional<Excess> AdmitExcess(const JobInfo& job) const {
+    if (job.min_resources.IsZero()) return std::nullopt;
+    const QueueState& q = queues_[job.queue];
+    // A job already counted must not count twice.
+    Resources held = q.allocated + q.inqueue - promised_[job.id];
+    if (by_priority_) held -= by_priority_->Below(job.queue, job.priority);
+    for (const auto& [id, amount] : job.min_resources.NonZero()) {
+      if (id == kPods || amount <= 0) continue;
+      if (held.Get(id) + amount > q.real_capability.Get(id)) {
+        return Excess{job.queue, false, id, q.real_capability.Get(id), held.Get(id), amount};
+      }
+    }
+    return std::nullopt;
   }
 
   const DeservedMode mode_;

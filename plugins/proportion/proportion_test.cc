@@ -303,7 +303,7 @@ TEST_CASE("end to end: enqueue admits jobs only up to the queue's capability") {
   CHECK(out.BoundCount("default/b") == 1);
   CHECK(out.BoundCount("default/c") == 0);
   CHECK(out.job_updates.at("default/c").phase == PodGroupPhase::kPending);
-  CHECK(out.job_updates.at("default/c").reason == "NotEnoughResources");
+  CHECK(out.job_updates.at("default/c").reason() == "NotEnoughResources");
 }
 
 }  // namespace

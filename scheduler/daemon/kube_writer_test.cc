@@ -17,10 +17,10 @@ Resources Parse(std::initializer_list<std::pair<const char*, const char*>> list)
 
 TEST_CASE("PodGroup status patch: Volcano's fields, one condition") {
   PodGroupStatus status{PodGroupPhase::kPending, "Unschedulable", "NotEnoughResources",
-                        "3/8 pods of gang unschedulable: 5 nodes have too little nvidia.com/gpu", 0, 1, 2};
+                        "3/8 pods unschedulable: 5 nodes have too little nvidia.com/gpu", 0, 1, 2};
   CHECK(PodGroupStatusPatch(status, "2026-11-23T05:00:00Z") ==
         R"({"status":{"phase":"Pending","conditions":[{"type":"Unschedulable","status":"True",)"
-        R"("reason":"NotEnoughResources","message":"3/8 pods of gang unschedulable: 5 nodes have too little )"
+        R"("reason":"NotEnoughResources","message":"3/8 pods unschedulable: 5 nodes have too little )"
         R"(nvidia.com/gpu","lastTransitionTime":"2026-11-23T05:00:00Z"}],"running":0,"succeeded":1,"failed":2}})");
   status.condition_type.clear();
   CHECK(PodGroupStatusPatch(status, "t").find(R"("conditions":[])") != std::string::npos);

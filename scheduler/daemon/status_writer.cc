@@ -83,8 +83,8 @@ void StatusWriter::WriteJobStatus(const CycleResult& result, const std::vector<J
     PodGroupPhase phase = job.phase;
     const bool scheduled = job.placed >= job.min && job.placed > 0;
     if (u != updates.end()) phase = u->second->phase;
-    if (u != updates.end() && !u->second->reason.empty()) {
-      set_condition("Unschedulable", u->second->reason, u->second->message);
+    if (u != updates.end() && u->second->waiting) {
+      set_condition("Unschedulable", std::string(u->second->reason()), u->second->message());
     } else if (scheduled || (u != updates.end() && phase == PodGroupPhase::kRunning)) {
       set_condition("Scheduled", "Scheduled", StrCat("the gang's minimum of ", job.min, " pods is placed"));
     }

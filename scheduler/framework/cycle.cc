@@ -26,7 +26,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     result.evicts.push_back({task.key(), session->job(task.job).key(), node, e.reason});
   }
   for (const JobStatusUpdate& u : session->job_updates()) {
-    result.job_updates.push_back({session->job(u.job).key(), u.phase, u.reason, u.message, u.scaled});
+    result.job_updates.push_back({session->job(u.job).key(), u.phase, u.waiting, u.scaled});
   }
   std::vector<Resources> allocated(session->cluster().queues.size());
   for (const JobInfo& job : session->cluster().jobs) {

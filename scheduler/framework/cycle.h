@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/cluster_info.h"
+#include "api/wait_reason.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/wait_memo.h"
@@ -30,9 +31,11 @@ struct CycleResult {
   struct JobUpdate {
     std::string job;
     PodGroupPhase phase;
-    std::string reason;
-    std::string message;
+    std::optional<WaitReason> waiting;  // why the job waits, when it does (spec 7)
     bool scaled;
+    // The PodGroup condition's reason and message for `waiting`; empty when it does not wait.
+    std::string_view reason() const { return waiting ? ConditionReason(*waiting) : std::string_view(); }
+    std::string message() const { return waiting ? WaitReasonText(*waiting) : std::string(); }
   };
   std::vector<Bind> binds;
   std::vector<Evict> evicts;

@@ -183,11 +183,9 @@ Resources HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
   return below;
 }
 
-std::optional<std::string> QueueUnusable(const QueueInfo& queue) {
-  if (!queue.broken.empty()) return queue.broken;
-  if (!queue.IsLeaf()) {
-    return StrCat("queue ", queue.name, " has child queues; jobs are scheduled in leaf queues only");
-  }
+std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
+  if (!queue.broken.empty()) return WaitReason{.kind = WaitKind::kInvalid, .subject = "QueueUnusable", .detail = queue.broken};
+  if (!queue.IsLeaf()) return WaitReason{.kind = WaitKind::kNotLeafQueue, .subject = queue.name};
   return std::nullopt;
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "api/cluster_info.h"
+#include "api/wait_reason.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -170,7 +171,7 @@ class HoldingsByPriority {
 
 // Why no job of `queue` can be scheduled (spec 2.1), or nullopt: it is broken (a parent that
 // does not exist, a cycle) or it has child queues (jobs go to leaf queues only).
-std::optional<std::string> QueueUnusable(const QueueInfo& queue);
+std::optional<WaitReason> QueueUnusable(const QueueInfo& queue);
 
 // A job the elastic actions serve: valid, in a known queue, and admitted (Inqueue or Running).
 inline bool ElasticEligible(const Session& session, const JobInfo& job) {

@@ -62,32 +62,10 @@ void FitErrors::Add(const FitResult& result) {
   ++counts_[FitMessage(result)];
 }
 
-std::string SchedulingGatesMessage(const std::vector<const TaskInfo*>& gated) {
-  std::set<std::string_view> names;
-  for (const TaskInfo* task : gated) names.insert(task->pod->scheduling_gates.begin(), task->pod->scheduling_gates.end());
-  std::string out = StrCat(gated.size(), gated.size() == 1 ? " pod has" : " pods have", " scheduling gates: ");
-  bool first = true;
-  for (std::string_view name : names) {
-    StrAppend(&out, first ? "" : ", ", name);
-    first = false;
-  }
-  return out;
-}
-
-std::string FitErrors::Summary() const {
-  // The pod's own refusal, not the nodes': counting nodes would say nothing.
-  if (gated_) return "the pod has scheduling gates";
-  // Most common reason first; equal counts by text, so the message is stable.
-  std::vector<std::pair<int, std::string>> sorted;
-  for (const auto& [message, count] : counts_) sorted.emplace_back(-count, message);
-  std::sort(sorted.begin(), sorted.end());
-  std::string out;
-  for (const auto& [negative_count, message] : sorted) {
-    if (!out.empty()) out += ", ";
-    int count = -negative_count;
-    StrAppend(&out, count, count == 1 ? " node has " : " nodes have ", message);
-  }
-  return out;
+std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
+  std::vector<std::pair<std::string, int32_t>> sorted(counts_.begin(), counts_.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return sorted;
 }
 
 Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
@@ -176,6 +154,7 @@ void Session::AddClusterAdmissionFn(ClusterAdmissionFn fn) {
 void Session::AddJobEnqueuedFn(JobEnqueuedFn fn) { AddHook(job_enqueued_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
 void Session::AddOverusedFn(QueueTestFn fn) { AddHook(overused_, ExtensionPoint::kOverused, std::move(fn)); }
 void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, ExtensionPoint::kAllocatable, std::move(fn)); }
+void Session::AddQueueLimitFn(QueueLimitFn fn) { AddHook(queue_limit_, ExtensionPoint::kJobValid, std::move(fn)); }
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
 void Session::AddReclaimableFn(VictimsFn fn) { AddHook(reclaimable_, ExtensionPoint::kReclaimable, std::move(fn)); }
 void Session::AddElasticOrderFn(JobCompareFn fn) { AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn)); }
@@ -258,7 +237,7 @@ double Session::NodeScore(const TaskInfo& task, const NodeInfo& node) const {
   return score;
 }
 
-std::optional<std::string> Session::JobInvalidReason(const JobInfo& job) const {
+std::optional<WaitReason> Session::JobInvalidReason(const JobInfo& job) const {
   for (const auto& hook : job_valid_) {
     if (auto reason = hook.fn(job)) return reason;
   }
@@ -289,9 +268,9 @@ bool Session::JobStarving(const JobInfo& job) const {
 
 bool Session::JobEnqueueable(const JobInfo& job) const { return TierVote(job_enqueueable_, job, true); }
 
-std::optional<std::string> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
+std::optional<WaitReason> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
   for (const auto& hook : cluster_admission_) {
-    if (std::optional<std::string> refusal = hook.fn(job, need)) return refusal;
+    if (std::optional<WaitReason> refusal = hook.fn(job, need)) return refusal;
   }
   return std::nullopt;
 }
@@ -313,6 +292,14 @@ bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
     if (!hook.fn(queue, task)) return false;
   }
   return true;
+}
+
+std::optional<WaitReason> Session::QueueLimitReason(QueueCheck check, const JobInfo& job,
+                                                    const Resources& request) const {
+  for (const auto& hook : queue_limit_) {
+    if (std::optional<WaitReason> reason = hook.fn(check, job, request)) return reason;
+  }
+  return std::nullopt;
 }
 
 bool Session::Scalable(const JobInfo& job) const {
@@ -577,7 +564,7 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
   int32_t& index = job_update_index_[job];
   if (index < 0) {
     index = static_cast<int32_t>(job_updates_.size());
-    job_updates_.push_back({job, cluster_.jobs[job].phase, "", "", false});
+    job_updates_.push_back({job, cluster_.jobs[job].phase, std::nullopt, false});
   }
   return job_updates_[index];
 }
@@ -594,11 +581,7 @@ void Session::RestoreVersions(uint64_t state, const std::vector<std::pair<JobId,
   for (const auto& [job, version] : jobs) job_tasks_version_[job] = version;
 }
 
-void Session::SetJobCondition(JobId job, std::string reason, std::string message) {
-  JobStatusUpdate& update = UpdateFor(job);
-  update.reason = std::move(reason);
-  update.message = std::move(message);
-}
+void Session::SetWaitReason(JobId job, WaitReason reason) { UpdateFor(job).waiting = std::move(reason); }
 
 void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {
   queue_deserved_[queue] = std::move(deserved);

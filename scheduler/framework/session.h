@@ -24,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/cluster_info.h"
+#include "api/wait_reason.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/registry.h"
@@ -60,10 +61,11 @@ struct FitResult {
 class FitErrors {
  public:
   void Add(const FitResult& result);
-  std::string Summary() const;
+  // Node count per refusal, most common first (equal counts by text, so reasons are stable).
+  std::vector<std::pair<std::string, int32_t>> Counts() const;
   bool empty() const { return counts_.empty(); }
   // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
-  // Summary then says only that; callers explain the job with SchedulingGatesMessage.
+  // Callers then explain the job with SchedulingGatesReason.
   bool gated() const { return gated_; }
 
  private:
@@ -71,11 +73,6 @@ class FitErrors {
   bool gated_ = false;
 };
 
-// Condition reason and message of a job whose pods fit no node because of their scheduling
-// gates (spec 7, kind `gated`), written from those pods: "2 pods have scheduling gates:
-// example.com/quota" (gate names deduplicated and sorted).
-inline constexpr char kSchedulingGatedReason[] = "SchedulingGated";
-std::string SchedulingGatesMessage(const std::vector<const TaskInfo*>& gated);
 
 // Votes of the pipelined / enqueueable hooks.
 inline constexpr int kPermit = 1;
@@ -90,12 +87,18 @@ using NodeScoreFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
 using JobTestFn = std::function<bool(const JobInfo&)>;
 using JobVoteFn = std::function<int(const JobInfo&)>;
 using JobCountFn = std::function<int32_t(const JobInfo&)>;
-using JobValidFn = std::function<std::optional<std::string>(const JobInfo&)>;  // reason if invalid
+using JobValidFn = std::function<std::optional<WaitReason>(const JobInfo&)>;  // why, if invalid
 using QueueTestFn = std::function<bool(const QueueInfo&)>;
 using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
-// Why the cluster cannot take a job being admitted, or nullopt when it can; `need` is what
-// admitting it asks (AdmissionRequest).
-using ClusterAdmissionFn = std::function<std::optional<std::string>(const JobInfo& job, const Resources& need)>;
+// Why the cluster cannot take a job being admitted (kind `admission`), or nullopt when it can;
+// `need` is what admitting it asks (AdmissionRequest).
+using ClusterAdmissionFn = std::function<std::optional<WaitReason>(const JobInfo& job, const Resources& need)>;
+// Which queue rule a QueueLimitFn explains: admitting the job (the JobEnqueueable vote),
+// placing `request` more of it (Allocatable), or its queue being Overused.
+enum class QueueCheck { kAdmit, kAllocate, kOverused };
+// Why the job's queue refused it under `check` (kind `queue-limit`), or nullopt when the
+// plugin's rule passes; the plugin that refused explains with the same rule it voted by.
+using QueueLimitFn = std::function<std::optional<WaitReason>(QueueCheck check, const JobInfo& job, const Resources& request)>;
 using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& need)>;
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
@@ -120,8 +123,7 @@ struct Eviction {
 struct JobStatusUpdate {
   JobId job;
   PodGroupPhase phase;
-  std::string reason;   // condition reason ("Unschedulable", "NotEnoughResources", ...), may be ""
-  std::string message;  // human-readable explanation
+  std::optional<WaitReason> waiting;  // why the job waits, when it does
   bool scaled = false;  // elastic worker count changed this session: restarts the cooldown
 };
 
@@ -267,6 +269,7 @@ class Session {
   void AddJobEnqueuedFn(JobEnqueuedFn fn);
   void AddOverusedFn(QueueTestFn fn);
   void AddAllocatableFn(AllocatableFn fn);
+  void AddQueueLimitFn(QueueLimitFn fn);
   void AddPreemptableFn(VictimsFn fn);
   void AddReclaimableFn(VictimsFn fn);
   void AddElasticOrderFn(JobCompareFn fn);
@@ -298,18 +301,21 @@ class Session {
   FitResult Predicate(const TaskInfo& task, const NodeInfo& node) const;
   FitResult ElasticPredicate(const TaskInfo& task, const NodeInfo& node) const;
   double NodeScore(const TaskInfo& task, const NodeInfo& node) const;
-  std::optional<std::string> JobInvalidReason(const JobInfo& job) const;
+  std::optional<WaitReason> JobInvalidReason(const JobInfo& job) const;
   bool JobReady(const JobInfo& job) const;
   bool JobPipelined(const JobInfo& job) const;
   bool JobStarving(const JobInfo& job) const;
   bool JobEnqueueable(const JobInfo& job) const;
   bool HasClusterAdmissionHooks() const { return !cluster_admission_.empty(); }
   // The first refusal of the cluster admission hooks, or nullopt.
-  std::optional<std::string> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
+  std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // Sets the job Inqueue and tells the JobEnqueued hooks.
   void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
   bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
+  // Why the job's queue refuses it under `check` (the first queue-limit hook that says), or
+  // nullopt when no hook explains it.
+  std::optional<WaitReason> QueueLimitReason(QueueCheck check, const JobInfo& job, const Resources& request) const;
   bool Scalable(const JobInfo& job) const;
   std::vector<TaskId> Preemptable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
   std::vector<TaskId> Reclaimable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
@@ -341,8 +347,8 @@ class Session {
   void RecordEviction(TaskId task, std::string reason) { evictions_.push_back({task, std::move(reason)}); }
   // Sets the job's phase for the status update (e.g. Pending -> Inqueue).
   void SetJobPhase(JobId job, PodGroupPhase phase);
-  // Records why a job could not be scheduled this session (last message wins).
-  void SetJobCondition(JobId job, std::string reason, std::string message);
+  // Records why a job waits this session (the last reason set wins).
+  void SetWaitReason(JobId job, WaitReason reason);
   // The effective deserved share of a queue as a plugin computed it (proportion), for status,
   // metrics and reports. Last report wins.
   void ReportQueueDeserved(QueueId queue, Resources deserved);
@@ -387,6 +393,7 @@ class Session {
   std::vector<Hook<JobEnqueuedFn>> job_enqueued_;
   std::vector<Hook<QueueTestFn>> overused_;
   std::vector<Hook<AllocatableFn>> allocatable_;
+  std::vector<Hook<QueueLimitFn>> queue_limit_;
   std::vector<Hook<VictimsFn>> preemptable_;
   std::vector<Hook<VictimsFn>> reclaimable_;
   std::vector<Hook<JobCompareFn>> elastic_order_;

@@ -12,6 +12,7 @@
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/victim_order.h"
+#include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
 
@@ -78,6 +79,7 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     any_fit = true;
     orders.Committed(session, plan);
     SettleVictims(session, plan);
+    session.SetWaitReason(id, TerminatingForReason(session, job, static_cast<int32_t>(plan.placements.size()), plan.victims));
     if (handler.settled) handler.settled(plan, /*committed=*/true);
     LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
                          << plan.victims.size() << " pods";
