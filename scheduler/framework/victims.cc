@@ -79,7 +79,14 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     any_fit = true;
     orders.Committed(session, plan);
     SettleVictims(session, plan);
-    session.SetWaitReason(id, TerminatingForReason(session, job, static_cast<int32_t>(plan.placements.size()), plan.victims));
+    // Its victims; or, when it only took room that earlier plans' victims are releasing, those.
+    std::vector<TaskId> terminating = plan.victims;
+    if (terminating.empty()) {
+      std::vector<NodeId> nodes;
+      for (const auto& [task, node] : plan.placements) nodes.push_back(node);
+      terminating = ReleasingTasksOn(session, std::move(nodes));
+    }
+    session.SetWaitReason(id, TerminatingForReason(session, job, static_cast<int32_t>(plan.placements.size()), terminating));
     if (handler.settled) handler.settled(plan, /*committed=*/true);
     LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
                          << plan.victims.size() << " pods";

@@ -217,6 +217,17 @@ absl::Status Main(const Flags& flags) {
                            static_cast<long long>(run.figures.sessions),
                            static_cast<long long>(run.figures.skipped_runs),
                            static_cast<long long>(run.figures.skipped_runs + run.figures.tried_runs));
+    if (run.figures.stalled) {
+      // Nothing left to happen could start them: say why they wait, per kind (spec 7).
+      std::string kinds;
+      for (const auto& [kind, count] : run.figures.never_started_by_kind) StrAppend(&kinds, kinds.empty() ? "" : ", ", kind, " ", count);
+      std::cerr << StrFormat("lahar-sim: %s: stopped with %d %s that can never start (nothing left can change): %s\n",
+                             label.c_str(), run.figures.never_started, run.figures.never_started == 1 ? "job" : "jobs",
+                             kinds.c_str());
+      if (!run.figures.most_common_reason.empty()) {
+        std::cerr << "lahar-sim: " << label << ": most common reason: " << run.figures.most_common_reason << "\n";
+      }
+    }
     runs.push_back(std::move(run));
   }
   std::cout << FormatSummaryTable(input.name, runs);

@@ -66,6 +66,8 @@ struct JobState : JobRecord {
   Millis gpus_since = 0;
   uint64_t size_version = 0;  // bumped when its running count changes (throughput reports)
   std::vector<ThroughputPoint> reported_points;
+  bool waiting = false;     // a session gave it a reason (JobRecord::reason) since it last ran
+  Millis waiting_since = 0;  // since when that reason holds
 };
 
 struct PodState {
@@ -136,6 +138,11 @@ class Simulation {
   // A throughput-scaled job adds the point for its current size to its annotation (spec 6.1).
   void ReportThroughput(size_t job_index);
   void RecordThroughput(JobState& job);
+  // A session gave the job `reason`: a `waiting` event when it is new or changed (spec 7).
+  void NoteWaiting(JobState& job, const WaitReason& reason);
+  // Adds the time since the job's reason last changed to its kind; the job stops waiting when
+  // `stop` (it reached its min, or the run ended).
+  void SettleWait(JobState& job, bool stop);
   Millis CooldownOf(const std::string& job_key) const;
   Millis NextCooldownExpiry();
   bool AllDone() const;
@@ -168,6 +175,7 @@ class Simulation {
   std::map<std::string, Millis, std::less<>> cooldown_ends_;  // job -> end of its cooldown
   int jobs_done_ = 0;
   bool changed_since_session_ = true;
+  bool stalled_ = false;  // see RunRecord::stalled
 
   // Figures.
   Resources used_, allocatable_;

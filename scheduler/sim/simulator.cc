@@ -75,6 +75,7 @@ void Simulation::RunningChanged(size_t job_index, int delta) {
   SettleJob(job);
   bool was_running = job.started && job.running >= job.min;
   job.running += delta;
+  if (job.waiting && job.running >= job.min) SettleWait(job, /*stop=*/true);
   if (!job.started && job.running >= job.min && job.min > 0) {
     job.started = true;
     job.start = now_;
@@ -174,6 +175,10 @@ absl::Status Simulation::RunSession() {
   for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
   bool changed = false;
   for (const auto& u : result.job_updates) {
+    if (u.waiting) {
+      auto index = job_index_.find(u.job);
+      if (index != job_index_.end()) NoteWaiting(jobs_[index->second], *u.waiting);
+    }
     const PodGroup* group = cache_.FindPodGroup(u.job);
     if (group != nullptr && group->phase != u.phase) {
       (void)cache_.SetPodGroupPhase(u.job, u.phase);
@@ -215,6 +220,32 @@ absl::Status Simulation::RunSession() {
   }
   changed_since_session_ = changed;
   return absl::OkStatus();
+}
+
+void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
+  if (job.waiting && job.reason == reason) return;
+  if (job.waiting) {
+    SettleWait(job, /*stop=*/false);
+  } else {
+    // The first reason covers the wait since submission; a later one the wait since it stopped.
+    job.waiting = true;
+    job.waiting_since = job.started ? now_ : job.submit;
+  }
+  job.reason = reason;
+  BeginEvent("waiting");
+  writer_.Key("job");
+  WriteString(writer_, job.key);
+  writer_.Key("kind");
+  WriteString(writer_, WaitKindName(reason.kind));
+  writer_.Key("reason");
+  WriteString(writer_, WaitReasonText(reason));
+  EndEvent();
+}
+
+void Simulation::SettleWait(JobState& job, bool stop) {
+  job.wait_ms_by_kind[static_cast<int>(job.reason->kind)] += static_cast<double>(now_ - job.waiting_since);
+  job.waiting_since = now_;
+  if (stop) job.waiting = false;
 }
 
 Millis Simulation::CooldownOf(const std::string& job_key) const {
@@ -304,7 +335,10 @@ absl::StatusOr<SimRun> Simulation::Run() {
       // The last session changed nothing and nothing has happened since: the next session that
       // can decide differently is at the next event or cooldown expiry.
       Millis wake = std::min(next_event, NextCooldownExpiry());
-      if (wake == kInfinity || (AllDone() && timeline_.empty())) break;
+      if (wake == kInfinity || (AllDone() && timeline_.empty())) {
+        stalled_ = !AllDone();
+        break;
+      }
       if (wake > next_session) next_session = (wake + period - 1) / period * period;
       if (next_event <= next_session) continue;
     }
@@ -315,7 +349,10 @@ absl::StatusOr<SimRun> Simulation::Run() {
     if (AllDone() && timeline_.empty()) break;
   }
   if (until >= 0 && until > now_) AdvanceClock(until);
-  for (JobState& job : jobs_) SettleJob(job);
+  for (JobState& job : jobs_) {
+    SettleJob(job);
+    if (job.waiting) SettleWait(job, /*stop=*/true);
+  }
 
   SimRun run;
   run.label = options_.config_label;
@@ -355,6 +392,7 @@ RunRecord Simulation::TakeRecord() {
   record.tried_runs = wait_memo_.tried();
   record.binds = binds_;
   record.evictions = evictions_;
+  record.stalled = stalled_;
   record.session_micros = std::move(session_micros_);
   record.action_micros = std::move(action_micros_);
   return record;

@@ -9,6 +9,7 @@
 #define LAHAR_SCHEDULER_SIM_SIMULATOR_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,13 @@ struct SimFigures {
   // Work done in GPU time at each job's min size, per GPU-hour its pods held (restart losses
   // excluded): 1 for jobs that scale linearly and never restart. 0 without GPU jobs.
   double gpu_hours = 0, goodput = 0;
+  // Submitted jobs that never reached their min, per kind of their last reason (spec 7;
+  // "unexplained" for a job no session gave one), and the reason most of them share.
+  int never_started = 0;
+  std::map<std::string, int> never_started_by_kind;
+  std::string most_common_reason;
+  // The run ended because nothing could change any more while jobs still waited.
+  bool stalled = false;
   double Utilization(std::string_view resource) const;
 };
 

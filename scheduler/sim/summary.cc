@@ -4,6 +4,9 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <tuple>
+
+#include "api/strings.h"
 
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -82,6 +85,23 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   }
   f.gpu_hours = gpu_ms / 3.6e6;
   f.goodput = gpu_ms > 0 ? useful_gpu_ms / gpu_ms : 0;
+  // Jobs that never started, by the kind of their last reason, and the reason most share.
+  std::map<std::string, int> reason_counts;
+  std::map<std::string, std::array<double, kWaitKindCount>> queue_wait_by_kind;
+  for (const JobRecord& job : record.jobs) {
+    if (!job.submitted) continue;
+    auto& by_kind = queue_wait_by_kind[job.queue];
+    for (int k = 0; k < kWaitKindCount; ++k) by_kind[k] += job.wait_ms_by_kind[k];
+    if (job.started) continue;
+    ++f.never_started;
+    ++f.never_started_by_kind[job.reason ? std::string(WaitKindName(job.reason->kind)) : "unexplained"];
+    if (job.reason) ++reason_counts[StrCat(WaitKindName(job.reason->kind), ": ", WaitReasonText(*job.reason))];
+  }
+  int most = 0;
+  for (const auto& [text, count] : reason_counts) {
+    if (count > most) std::tie(most, f.most_common_reason) = std::pair(count, text);
+  }
+  f.stalled = record.stalled && f.never_started > 0;
   f.session_p50_micros = Percentile(record.session_micros, 0.5);
   f.session_p99_micros = Percentile(record.session_micros, 0.99);
 
@@ -131,6 +151,13 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Key("goodput");
     w.Double(f.goodput);
   }
+  w.Key("neverStarted");
+  w.StartObject();
+  for (const auto& [kind, count] : f.never_started_by_kind) {
+    WriteString(w, kind);
+    w.Int(count);
+  }
+  w.EndObject();
   w.Key("evictions");
   w.Int64(f.evictions);
   w.Key("binds");
@@ -178,6 +205,12 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Int(job.max);
     w.Key("evictions");
     w.Int64(job.evictions);
+    if (!job.started && job.reason) {
+      w.Key("reason");
+      WriteString(w, WaitReasonText(*job.reason));
+      w.Key("reasonKind");
+      WriteString(w, WaitKindName(job.reason->kind));
+    }
     w.Key("avgRunning");
     Millis span = (job.completed ? job.end : record.end) - job.start;
     w.Double(job.started && span > 0 ? job.running_integral / static_cast<double>(span) : 0.0);
@@ -216,6 +249,16 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Key("averageWait");
     auto waits_it = queue_waits.find(name);
     nullable(waits_it != queue_waits.end(), waits_it != queue_waits.end() ? Mean(waits_it->second) : 0);
+    // Seconds its jobs waited, per kind of reason (kinds no job waited for left out).
+    w.Key("waitByKind");
+    w.StartObject();
+    auto by_kind = queue_wait_by_kind.find(name);
+    for (int k = 0; by_kind != queue_wait_by_kind.end() && k < kWaitKindCount; ++k) {
+      if (by_kind->second[k] <= 0) continue;
+      WriteString(w, WaitKindName(static_cast<WaitKind>(k)));
+      w.Double(Seconds(static_cast<Millis>(by_kind->second[k])));
+    }
+    w.EndObject();
     w.Key("share");
     w.StartArray();
     auto series = record.queue_shares.find(name);

@@ -2,11 +2,14 @@
 #ifndef LAHAR_SCHEDULER_SIM_SUMMARY_H_
 #define LAHAR_SCHEDULER_SIM_SUMMARY_H_
 
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/duration.h"
+#include "api/wait_reason.h"
 #include "scheduler/sim/simulator.h"
 
 namespace lahar {
@@ -29,6 +32,10 @@ struct JobRecord {
   bool measured = false;
   std::vector<std::pair<double, double>> throughput_series;
   std::string reported;
+  // Why it waits (spec 7): the reason the last session gave while it waited, and its waiting
+  // time per kind (ms, from submission until it reached its min).
+  std::optional<WaitReason> reason;
+  std::array<double, kWaitKindCount> wait_ms_by_kind{};
 };
 
 struct ShareSample {
@@ -46,6 +53,8 @@ struct RunRecord {
   int64_t skipped_runs = 0, tried_runs = 0;
   std::vector<double> session_micros;                      // wall time per session
   std::map<std::string, std::vector<double>> action_micros;  // action -> wall time per session
+  // The run ended because nothing could change any more while jobs still waited.
+  bool stalled = false;
 };
 
 // Fills `figures` and returns summary.json's text.

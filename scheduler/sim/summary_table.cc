@@ -33,6 +33,13 @@ std::string FormatSummaryTable(std::string_view scenario, const std::vector<SimR
   row("jobs completed", [](const SimFigures& f) { return StrCat(f.completed_jobs, "/", f.jobs); });
   row("makespan", [](const SimFigures& f) { return HumanSeconds(f.makespan); });
   // No completed (started) job: no JCT (wait) to speak of, rather than a misleading 0.0s.
+  if (std::any_of(runs.begin(), runs.end(), [](const SimRun& run) { return run.figures.never_started > 0; })) {
+    row("never started", [](const SimFigures& f) {
+      if (f.never_started == 0) return std::string("0");
+      if (f.most_common_reason.empty()) return StrCat(f.never_started);
+      return StrCat(f.never_started, " (", f.most_common_reason.substr(0, f.most_common_reason.find(':')), ")");
+    });
+  }
   row("mean JCT", [](const SimFigures& f) { return f.completed_jobs > 0 ? HumanSeconds(f.jct_mean) : "-"; });
   row("p95 JCT", [](const SimFigures& f) { return f.completed_jobs > 0 ? HumanSeconds(f.jct_p95) : "-"; });
   row("mean wait", [](const SimFigures& f) { return f.started_jobs > 0 ? HumanSeconds(f.wait_mean) : "-"; });
@@ -73,6 +80,12 @@ std::string FormatSummaryTable(std::string_view scenario, const std::vector<SimR
   for (const SimRun& run : runs) header.push_back(run.label);
   line("", header);
   for (const auto& [name, cells] : rows) line(name, cells);
+  // The reason most jobs that never started share, in full (too long for a cell).
+  for (const SimRun& run : runs) {
+    if (run.figures.most_common_reason.empty()) continue;
+    StrAppend(&out, "never started", runs.size() > 1 ? StrCat(" (", run.label, ")") : "", ", most often: ",
+              run.figures.most_common_reason, "\n");
+  }
   return out;
 }
 

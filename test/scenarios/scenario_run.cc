@@ -57,6 +57,8 @@ ScenarioOutcome RunScenarioText(const std::string& scenario_text, std::string_vi
       out.start.emplace(doc["job"].GetString(), t);
     } else if (type == "bind") {
       out.binds[doc["job"].GetString()].push_back(t);
+    } else if (type == "waiting") {
+      out.waiting[doc["job"].GetString()].push_back({t, doc["kind"].GetString(), doc["reason"].GetString()});
     } else if (type == "ungate") {
       out.ungates[doc["job"].GetString()].push_back(t);
     }

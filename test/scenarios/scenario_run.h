@@ -18,6 +18,11 @@ struct ScenarioEviction {
   std::string pod, job, reason;
 };
 
+struct ScenarioWaiting {
+  double t = 0;
+  std::string kind, reason;
+};
+
 struct ScenarioOutcome {
   std::vector<ScenarioEviction> evictions;            // in time order
   std::map<std::string, double> start;                // job -> its first job-start
@@ -26,6 +31,7 @@ struct ScenarioOutcome {
   std::map<std::string, double> end;                  // job -> its job-complete
   // job -> (time, running pods after it) at each bind, evict and pod completion
   std::map<std::string, std::vector<std::pair<double, int>>> running;
+  std::map<std::string, std::vector<ScenarioWaiting>> waiting;  // job -> its `waiting` events
   std::string events;                                 // events.jsonl as written
   std::string summary;                                // summary.json as written
 };
