@@ -29,6 +29,7 @@ namespace {
 constexpr char kUsage[] = R"(Usage:
   lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [--no-skip] [-v LEVEL]
   lahar-sim compare FILE --config A.conf --config B.conf [...] [--out DIR] [--until DURATION]
+  lahar-sim explain FILE JOB [--at DURATION] [--config CONF]
   lahar-sim plugins
 
 Runs Lahar's scheduler (the same actions, plugins and configuration as lahar-scheduler) on a
@@ -45,11 +46,16 @@ Options:
   --out DIR         write events.jsonl, summary.json and report.html to DIR (compare: one
                     folder per configuration and one report.html side by side).
   --until DURATION  stop at this simulated time (e.g. 8h, 1h30m, 3600).
+  --at DURATION     explain: the simulated time to explain the job at (as --until).
   --no-skip         try every waiting job in every session, even when nothing it depends on
                     changed since it last failed (for checking: events are identical, only the
                     run is slower).
   -v LEVEL          log verbosity on stderr (0 quiet, 1 info, 2 every decision).
   -h, --help        this text.
+
+`explain` runs FILE up to --at (default: until nothing more can happen) and says what JOB
+(namespace/name; a bare name means namespace default) is doing then: why it waits (spec 7)
+and what would let it start.
 
 `plugins` prints, as Markdown, every Volcano action and plugin with whether Lahar has it, the
 arguments each takes, and Volcano's enable flags (the README's compatibility table).
@@ -60,6 +66,7 @@ struct Flags {
   std::string file;
   std::vector<std::string> configs;
   std::string out;
+  std::string job;  // explain
   Millis until = -1;
   bool no_skip = false;
 };
@@ -84,10 +91,11 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
       flags.configs.push_back(v);
     } else if (is("--out")) {
       ASSIGN_OR_RETURN(flags.out, value("--out"));
-    } else if (is("--until")) {
-      ASSIGN_OR_RETURN(std::string v, value("--until"));
+    } else if (is("--until") || is("--at")) {
+      const std::string name = arg.substr(0, arg.find('='));
+      ASSIGN_OR_RETURN(std::string v, value(name));
       auto d = ParseDuration(v);
-      if (!d.ok()) return absl::InvalidArgumentError(StrCat("--until: ", d.status().message()));
+      if (!d.ok()) return absl::InvalidArgumentError(StrCat(name, ": ", d.status().message()));
       flags.until = *d;
     } else if (arg == "--no-skip") {
       flags.no_skip = true;
@@ -105,8 +113,15 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
   if (positional.empty()) return absl::InvalidArgumentError("missing command: run, compare or plugins (see --help)");
   flags.command = positional[0];
   if (flags.command == "plugins" && positional.size() == 1) return flags;
-  if (flags.command != "run" && flags.command != "compare" && flags.command != "plugins") {
-    return absl::InvalidArgumentError(StrCat("unknown command \"", flags.command, "\" (want run, compare or plugins)"));
+  if (flags.command != "run" && flags.command != "compare" && flags.command != "plugins" && flags.command != "explain") {
+    return absl::InvalidArgumentError(
+        StrCat("unknown command \"", flags.command, "\" (want run, compare, explain or plugins)"));
+  }
+  if (flags.command == "explain") {
+    if (positional.size() != 3) return absl::InvalidArgumentError("explain takes a FILE and a JOB (namespace/name)");
+    flags.job = positional[2].find('/') == std::string::npos ? StrCat("default/", positional[2]) : positional[2];
+    if (flags.configs.size() > 1) return absl::InvalidArgumentError("explain takes at most one --config");
+    positional.pop_back();
   }
   if (positional.size() != 2) return absl::InvalidArgumentError(StrCat(flags.command, " takes exactly one FILE"));
   flags.file = positional[1];
@@ -202,11 +217,21 @@ absl::Status Main(const Flags& flags) {
     options.until = flags.until;
     options.skip_unchanged = !flags.no_skip;
     options.config_label = label;
+    options.explain_job = flags.job;
     SimProgress last;
     const std::string& name = label;  // clang before 16 cannot capture a structured binding
     if (terminal) options.progress = [&name, &last](const SimProgress& p) { PrintProgress(name, p, last); };
     const auto started = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(SimRun run, RunSimulation(input, config, BuiltinRegistry(), options));
+    if (flags.command == "explain") {
+      if (terminal) std::cerr << "\r\033[K";
+      if (!run.explanation) {
+        return absl::NotFoundError(StrCat("no job ", flags.job, " in ", flags.file,
+                                          " (jobs are named namespace/name, as in events.jsonl)"));
+      }
+      std::cout << StrFormat("at %s: ", HumanSeconds(run.figures.end_time).c_str()) << FormatExplanation(*run.explanation);
+      return absl::OkStatus();
+    }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (terminal) std::cerr << "\r\033[K";  // clear the progress line
     // One line per run, whatever stderr is: how much was simulated, how fast.

@@ -176,6 +176,9 @@ class Simulation {
   int jobs_done_ = 0;
   bool changed_since_session_ = true;
   bool stalled_ = false;  // see RunRecord::stalled
+  std::vector<CycleResult::QueueState> last_queues_;  // the last session's, kept for explain_job only
+  // explain_job's explanation at the end of the run, or nullopt when there is no such job.
+  std::optional<JobExplanation> ExplainJobAtEnd();
 
   // Figures.
   Resources used_, allocatable_;

@@ -219,7 +219,24 @@ absl::Status Simulation::RunSession() {
     }
   }
   changed_since_session_ = changed;
+  if (!options_.explain_job.empty()) last_queues_ = std::move(result.queues);
   return absl::OkStatus();
+}
+
+std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {
+  auto index = job_index_.find(options_.explain_job);
+  if (index == job_index_.end()) return std::nullopt;
+  const JobState& state = jobs_[index->second];
+  const ClusterSnapshot snapshot = cache_.Snapshot(now_);
+  for (const JobInfo& job : snapshot.jobs) {
+    if (job.key() == state.key) {
+      return ExplainJob(snapshot, last_queues_, job, state.waiting ? state.reason : std::nullopt);
+    }
+  }
+  // Not in the cluster: not submitted yet, or done and gone.
+  JobExplanation e{.job = state.key, .queue = state.queue, .min = state.min};
+  e.phase = !state.submitted ? "not submitted yet" : state.completed ? "Completed" : "gone";
+  return e;
 }
 
 void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
@@ -351,11 +368,12 @@ absl::StatusOr<SimRun> Simulation::Run() {
   if (until >= 0 && until > now_) AdvanceClock(until);
   for (JobState& job : jobs_) {
     SettleJob(job);
-    if (job.waiting) SettleWait(job, /*stop=*/true);
+    if (job.waiting) SettleWait(job, /*stop=*/false);  // its time counted; it still waits
   }
 
   SimRun run;
   run.label = options_.config_label;
+  if (!options_.explain_job.empty()) run.explanation = ExplainJobAtEnd();
   run.events_jsonl = std::move(events_);
   run.summary_json = BuildSummaryJson(TakeRecord(), run.figures);
   return run;

@@ -10,11 +10,13 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "scheduler/framework/config.h"
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/sim/scenario.h"
 
@@ -38,6 +40,8 @@ struct SimOptions {
   // Called about once a second of wall time while the run goes on (never in tests' short runs);
   // what it shows never feeds back into the simulation.
   std::function<void(const SimProgress&)> progress;
+  // `lahar-sim explain`: the job (namespace/name) to explain at the end of the run.
+  std::string explain_job;
 };
 
 // Headline figures, also in summary.json.
@@ -72,6 +76,7 @@ struct SimFigures {
 
 struct SimRun {
   std::string label;
+  std::optional<JobExplanation> explanation;  // of SimOptions::explain_job, when it exists
   std::string events_jsonl;
   std::string summary_json;
   SimFigures figures;

@@ -169,5 +169,27 @@ else
   failed=$((failed + 1))
 fi
 
+# explain (spec 7): an unknown job or a missing one is a clear error; a job that cannot start
+# is explained with its reason and what would let it start.
+expect explain-unknown-job 1 "no job default/nope in .*good.yaml" -- explain "$work/good.yaml" nope
+expect explain-no-job 2 "explain takes a FILE and a JOB" -- explain "$work/good.yaml"
+expect explain-bad-at 2 "--at: invalid duration" -- explain "$work/good.yaml" j --at soon
+scenario toobig.yaml 'nodes:
+- name: n
+  allocatable: {cpu: "4"}
+jobs:
+- name: big
+  duration: 1m
+  tasks: [{name: w, replicas: 1, resources: {cpu: "8"}}]'
+if "$sim" explain "$work/toobig.yaml" default/big --at 10s >"$work/out" 2>"$work/err" &&
+   grep -q "^at 10.0s: job default/big (queue default): " "$work/out" &&
+   grep -q "^waiting (admission): cluster: free cpu 4, needs 8$" "$work/out" &&
+   grep -q "^  - 4 cpu more comes free in the cluster$" "$work/out"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL explain says why default/big waits and what would let it start: $(cat "$work/out" "$work/err")"
+  failed=$((failed + 1))
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
