@@ -46,6 +46,9 @@ std::string StrCat(const Args&... args) {
   return out;
 }
 
+// Text made safe inside HTML elements and quoted attributes (& < > " ').
+std::string HtmlEscape(std::string_view text);
+
 // printf-style formatting into a std::string.
 std::string StrFormat(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

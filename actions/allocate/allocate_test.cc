@@ -149,7 +149,7 @@ TEST_CASE("allocate: a gang that would cross its queue's capability waits, and s
   CHECK(out.binds.empty());
   REQUIRE(out.job_updates.count("default/g") == 1);
   CHECK(out.job_updates.at("default/g").message() ==
-        "queue capped: deserved cpu 3, allocated 0, needs 4");
+        "queue capped: capability cpu 3, allocated 0, needs 4");
 }
 
 TEST_CASE("allocate: node selectors and taints are respected") {

@@ -237,12 +237,13 @@ class QueueSharePlugin : public Plugin {
         const auto r = static_cast<ResourceId>(i);
         const int64_t amount = request.Get(r);
         if (r == kPods || amount <= 0) continue;
+        // The capability first: it is what a user set, and deserved is capped by it.
         const int64_t used = q.allocated.Get(r);
+        const int64_t cap = capability.Get(r);
+        if (cap > 0 && used + amount > cap) return Excess{id, false, r, cap, used, amount};
         if (mode_ == DeservedMode::kProportion && used + amount > q.deserved.Get(r)) {
           return Excess{id, true, r, q.deserved.Get(r), used, amount};
         }
-        const int64_t cap = capability.Get(r);
-        if (cap > 0 && used + amount > cap) return Excess{id, false, r, cap, used, amount};
       }
     }
     return std::nullopt;

@@ -19,6 +19,7 @@
 #include "scheduler/daemon/http_server.h"
 #include "scheduler/daemon/kube_writer.h"
 #include "scheduler/daemon/metrics.h"
+#include "scheduler/daemon/wait_board.h"
 #include "scheduler/daemon/status_writer.h"
 #include "scheduler/daemon/work_queue.h"
 #include "scheduler/framework/config.h"
@@ -148,6 +149,13 @@ class SchedulerDaemon::Impl {
     handlers["/metrics"] = [this](const HttpRequest&) {
       return HttpResponse{200, std::string(kPrometheusContentType), metrics_.Render()};
     };
+    wait_board_ = std::make_unique<WaitBoard>([this] {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      return cache_.Snapshot(absl::ToUnixMillis(absl::Now()));
+    });
+    handlers["/debug/explain"] = [this](const HttpRequest& r) { return wait_board_->Explain(r); };
+    handlers["/debug/queues"] = [this](const HttpRequest& r) { return wait_board_->Queues(r); };
+    handlers["/ui"] = [this](const HttpRequest& r) { return wait_board_->Page(r); };
     handlers["/debug/snapshot"] = [this](const HttpRequest&) {
       std::lock_guard<std::mutex> lock(cache_mu_);
       return HttpResponse{200, "application/json",
@@ -405,6 +413,7 @@ class SchedulerDaemon::Impl {
       PostEvent(EventSpec{"PodGroup", kVolcanoApiVersion, ns, ns, name, "", "Normal", "Evicted",
                           StrCat(pods, pods == 1 ? " pod" : " pods", " evicted by lahar-scheduler: ", what.second)});
     }
+    wait_board_->Update(spent_snapshot_, *result, now);
     status_writer_->WriteJobStatus(*result, jobs);
     status_writer_->WriteQueueStatus(*result, existing_queues);
   }
@@ -492,6 +501,7 @@ class SchedulerDaemon::Impl {
   std::unique_ptr<WorkQueue> bind_queue_;
   std::unique_ptr<WorkQueue> status_queue_;
   std::unique_ptr<StatusWriter> status_writer_;
+  std::unique_ptr<WaitBoard> wait_board_;  // /debug/explain, /debug/queues, /ui
 
   std::mutex report_mu_;  // guards reported_invalid_ (reflector threads)
   std::map<std::string, std::string> reported_invalid_;

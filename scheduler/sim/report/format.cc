@@ -11,21 +11,7 @@
 namespace lahar {
 namespace report_internal {
 
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out.append("&amp;"); break;
-      case '<': out.append("&lt;"); break;
-      case '>': out.append("&gt;"); break;
-      case '"': out.append("&quot;"); break;
-      case '\'': out.append("&#39;"); break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view text) { return HtmlEscape(text); }
 
 std::string Truncate(std::string_view text, size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
