@@ -150,37 +150,7 @@ HttpResponse WaitBoard::Explain(const HttpRequest& request) const {
     auto w = waiting_.find(key);
     e = ExplainJob(snapshot, queue_figures_, *job, w != waiting_.end() ? std::optional(w->second.reason) : std::nullopt);
   }
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("job");
-  WriteString(w, e.job);
-  w.Key("queue");
-  WriteString(w, e.queue);
-  w.Key("phase");
-  WriteString(w, e.phase);
-  w.Key("min");
-  w.Int(e.min);
-  w.Key("placed");
-  w.Int(e.placed);
-  w.Key("pending");
-  w.Int(e.pending);
-  w.Key("waiting");
-  w.Bool(e.reason.has_value());
-  if (e.reason) {
-    w.Key("kind");
-    WriteString(w, WaitKindName(e.reason->kind));
-    w.Key("reason");
-    WriteString(w, WaitReasonText(*e.reason));
-    w.Key("conditionReason");
-    WriteString(w, ConditionReason(*e.reason));
-  }
-  w.Key("whatWouldLetItStart");
-  w.StartArray();
-  for (const std::string& remedy : e.remedies) WriteString(w, remedy);
-  w.EndArray();
-  w.EndObject();
-  return {200, "application/json", std::string(buffer.GetString(), buffer.GetSize())};
+  return {200, "application/json", ExplanationJson(e)};
 }
 
 HttpResponse WaitBoard::Queues(const HttpRequest&) const {

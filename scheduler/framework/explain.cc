@@ -5,6 +5,9 @@
 
 #include "api/quantity.h"
 #include "api/strings.h"
+#include "rapidjson/document.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
 
 namespace lahar {
 namespace {
@@ -64,8 +67,11 @@ JobExplanation ExplainJob(const ClusterSnapshot& cluster, const std::vector<Cycl
   e.min = job.min_available;
   e.placed = job.PlacedCount();
   e.pending = job.Count(TaskStatus::kPending);
-  e.reason = reason;
   if (!reason) return e;
+  e.waiting = true;
+  e.kind = std::string(WaitKindName(reason->kind));
+  e.reason = WaitReasonText(*reason);
+  e.condition_reason = std::string(ConditionReason(*reason));
   const WaitReason& r = *reason;
   std::vector<std::string>& out = e.remedies;
   switch (r.kind) {
@@ -128,16 +134,83 @@ JobExplanation ExplainJob(const ClusterSnapshot& cluster, const std::vector<Cycl
 std::string FormatExplanation(const JobExplanation& e) {
   std::string out = StrCat("job ", e.job, " (queue ", e.queue.empty() ? "-" : e.queue, "): ", e.phase, ", ", e.placed,
                            " of its min ", e.min, " pods placed, ", e.pending, " pending\n");
-  if (!e.reason) {
+  if (!e.waiting) {
     out += "not waiting\n";
     return out;
   }
-  StrAppend(&out, "waiting (", WaitKindName(e.reason->kind), "): ", WaitReasonText(*e.reason), "\n");
+  StrAppend(&out, "waiting (", e.kind, "): ", e.reason, "\n");
   if (!e.remedies.empty()) {
     out += "it would start once:\n";
     for (const std::string& remedy : e.remedies) StrAppend(&out, "  - ", remedy, "\n");
   }
   return out;
+}
+
+std::string ExplanationJson(const JobExplanation& e) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  auto str = [&w](std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); };
+  w.StartObject();
+  w.Key("job");
+  str(e.job);
+  w.Key("queue");
+  str(e.queue);
+  w.Key("phase");
+  str(e.phase);
+  w.Key("min");
+  w.Int(e.min);
+  w.Key("placed");
+  w.Int(e.placed);
+  w.Key("pending");
+  w.Int(e.pending);
+  w.Key("waiting");
+  w.Bool(e.waiting);
+  if (e.waiting) {
+    w.Key("kind");
+    str(e.kind);
+    w.Key("reason");
+    str(e.reason);
+    w.Key("conditionReason");
+    str(e.condition_reason);
+  }
+  w.Key("whatWouldLetItStart");
+  w.StartArray();
+  for (const std::string& remedy : e.remedies) str(remedy);
+  w.EndArray();
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+absl::StatusOr<JobExplanation> ParseExplanationJson(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) return absl::InvalidArgumentError("not a JSON object");
+  JobExplanation e;
+  auto text = [&doc](const char* key, std::string& out) -> absl::Status {
+    if (!doc.HasMember(key)) return absl::OkStatus();
+    if (!doc[key].IsString()) return absl::InvalidArgumentError(StrCat("\"", key, "\" is not a string"));
+    out = doc[key].GetString();
+    return absl::OkStatus();
+  };
+  auto number = [&doc](const char* key, int32_t& out) -> absl::Status {
+    if (!doc.HasMember(key)) return absl::OkStatus();
+    if (!doc[key].IsInt()) return absl::InvalidArgumentError(StrCat("\"", key, "\" is not an integer"));
+    out = doc[key].GetInt();
+    return absl::OkStatus();
+  };
+  if (!doc.HasMember("job")) return absl::InvalidArgumentError("no \"job\" in the explanation");
+  for (absl::Status s : {text("job", e.job), text("queue", e.queue), text("phase", e.phase), number("min", e.min),
+                         number("placed", e.placed), number("pending", e.pending), text("kind", e.kind),
+                         text("reason", e.reason), text("conditionReason", e.condition_reason)}) {
+    if (!s.ok()) return s;
+  }
+  e.waiting = doc.HasMember("waiting") && doc["waiting"].IsBool() && doc["waiting"].GetBool();
+  if (doc.HasMember("whatWouldLetItStart") && doc["whatWouldLetItStart"].IsArray()) {
+    for (const auto& remedy : doc["whatWouldLetItStart"].GetArray()) {
+      if (remedy.IsString()) e.remedies.emplace_back(remedy.GetString());
+    }
+  }
+  return e;
 }
 
 }  // namespace lahar

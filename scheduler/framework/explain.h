@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "api/cluster_info.h"
 #include "api/wait_reason.h"
 #include "scheduler/framework/cycle.h"
@@ -20,7 +21,9 @@ struct JobExplanation {
   std::string queue;
   std::string phase;  // the PodGroup phase
   int32_t min = 0, placed = 0, pending = 0;
-  std::optional<WaitReason> reason;  // set while it waits
+  // While it waits: the reason's kind, words (WaitReasonText) and PodGroup condition reason.
+  bool waiting = false;
+  std::string kind, reason, condition_reason;
   // What would let it start, e.g. "2 jobs of queue b hold 12 nvidia.com/gpu beyond their
   // deserved share and are reclaimable".
   std::vector<std::string> remedies;
@@ -32,6 +35,10 @@ JobExplanation ExplainJob(const ClusterSnapshot& cluster, const std::vector<Cycl
 
 // Lines for a terminal: the job, its state, its reason and what would let it start.
 std::string FormatExplanation(const JobExplanation& explanation);
+
+// The explanation as JSON (the daemon's /debug/explain), and read back (kubectl lahar why).
+std::string ExplanationJson(const JobExplanation& explanation);
+absl::StatusOr<JobExplanation> ParseExplanationJson(std::string_view json);
 
 }  // namespace lahar
 

@@ -171,6 +171,7 @@ absl::Status Simulation::RunSession() {
   ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
                                                                   registry_, &wait_memo_, &spent_snapshot_));
   ++sessions_;
+  if (options_.on_session) options_.on_session(spent_snapshot_, result, now_);
   session_micros_.push_back(static_cast<double>(result.duration_micros));
   for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
   bool changed = false;

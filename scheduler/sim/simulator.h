@@ -42,6 +42,9 @@ struct SimOptions {
   std::function<void(const SimProgress&)> progress;
   // `lahar-sim explain`: the job (namespace/name) to explain at the end of the run.
   std::string explain_job;
+  // Called after every session with the cluster as the session left it and what it decided
+  // (kubectl lahar reads a snapshot file through it); never feeds back into the simulation.
+  std::function<void(const ClusterSnapshot&, const CycleResult&, Millis)> on_session;
 };
 
 // Headline figures, also in summary.json.
