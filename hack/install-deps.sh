@@ -9,6 +9,7 @@ packages=(
   rapidjson-dev libyaml-cpp-dev libabsl-dev catch2
   clang libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes
   python3 valgrind
+  chromium                   # the /ui page is checked in headless Chromium (e2e)
 )
 
 missing=()

@@ -108,9 +108,13 @@ class Allocator {
       if (session_.Overused(queue)) {
         LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << heap.size()
                                  << " jobs wait";
-        const WaitReason why =
-            QueueLimitOrGeneral(session_, QueueCheck::kOverused, session_.job(heap.front()), Resources(), "deserved share");
-        for (JobId j : heap) session_.SetWaitReason(j, why);
+        for (JobId j : heap) {
+          // What it asks beyond what it holds: its minResources when set, else its pods' requests.
+          const JobInfo& job = session_.job(j);
+          Resources need = (job.min_resources.IsZero() ? job.request : job.min_resources) - job.allocated;
+          need.ClampNegativeToZero();
+          session_.SetWaitReason(j, QueueLimitOrGeneral(session_, QueueCheck::kOverused, job, need, "deserved share"));
+        }
         heap.clear();
         continue;
       }

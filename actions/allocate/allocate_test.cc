@@ -123,7 +123,7 @@ TEST_CASE("allocate: queues take turns in share order, weighted") {
   CHECK(out.binds.at("default/a0-w-0") == "n1");
   CHECK(out.binds.at("default/b5-w-0") == "n8");
   REQUIRE(out.job_updates.count("default/a2") == 1);
-  CHECK(out.job_updates.at("default/a2").message() == "queue a: deserved cpu 2, allocated 2: at or above it");
+  CHECK(out.job_updates.at("default/a2").message() == "queue a: deserved cpu 2, allocated 2, needs 1");
 }
 
 TEST_CASE("allocate: a queue's capability is never exceeded") {

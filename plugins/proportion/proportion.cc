@@ -250,7 +250,7 @@ class QueueSharePlugin : public Plugin {
   }
 
   // The queue or ancestor that holds at least its deserved share in every resource, with the
-  // first resource it deserves (nothing asked more).
+  // first resource it deserves (need left 0 for the caller).
   std::optional<Excess> OverusedAt(QueueId queue) const {
     for (QueueId id = queue; id != kNoId; id = session_->queue(id).parent) {
       const QueueState& q = queues_[id];
@@ -275,6 +275,15 @@ class QueueSharePlugin : public Plugin {
       case QueueCheck::kAllocate: excess = AllocateExcess(job.queue, request); break;
       case QueueCheck::kOverused:
         if (mode_ == DeservedMode::kProportion) excess = OverusedAt(job.queue);
+        if (excess) {
+          // A share capped by the capability is the capability's doing: name what the user set.
+          excess->need = request.Get(excess->resource);
+          const int64_t cap = session_->queue(excess->queue).capability.Get(excess->resource);
+          if (cap > 0 && excess->limit >= cap) {
+            excess->deserved = false;
+            excess->limit = cap;
+          }
+        }
         break;
     }
     if (!excess) return std::nullopt;
