@@ -234,6 +234,18 @@ TEST_CASE("measured jobs get a throughput chart, and the cluster's GPU goodput a
   CHECK(std::string(result.status().message()).find("jobs[0]: \"throughput[0]\" must be [t, rate] (two numbers)") != std::string::npos);
 }
 
+TEST_CASE("each queue's waiting time is shown by reason kind, the longest first") {
+  const std::string summary = R"({"cluster":{},"jobs":[],"queues":[{"queue":"team-a","averageWait":10,)"
+                              R"("waitByKind":{"no-fit":60,"queue-limit":3600},"share":[]}]})";
+  const std::string html = Render({{"why", "", summary}});
+  CHECK(html.find("<th>waiting time by reason</th>") != std::string::npos);
+  CHECK(html.find("<td class=\"waits\">queue-limit 1h 00m, no-fit 1m 00s</td>") != std::string::npos);
+  absl::StatusOr<std::string> bad =
+      RenderHtmlReport("r", {{"s", "", R"({"queues":[{"queue":"q","waitByKind":{"no-fit":"long"}}]})"}});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(std::string(bad.status().message()).find("\"waitByKind\".no-fit must be a number") != std::string::npos);
+}
+
 TEST_CASE("compare puts every configuration in the page") {
   const std::string html = Render({{"gang.conf", HalfTimeEvents(), HalfTimeSummary()},
                                    {"elastic.conf", HalfTimeEvents(), HalfTimeSummary()}});

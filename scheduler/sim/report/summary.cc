@@ -98,6 +98,16 @@ absl::StatusOr<QueueSummary> ReadQueue(const rapidjson::Value& queue) {
   QueueSummary out;
   ASSIGN_OR_RETURN(out.queue, OptionalString(queue, "queue"));
   ASSIGN_OR_RETURN(out.average_wait, OptionalNumber(queue, "averageWait"));
+  if (queue.HasMember("waitByKind")) {
+    const rapidjson::Value& by_kind = queue["waitByKind"];
+    if (!by_kind.IsObject()) return absl::InvalidArgumentError("\"waitByKind\" must be an object of seconds per kind");
+    for (const auto& kind : by_kind.GetObject()) {
+      if (!kind.value.IsNumber()) {
+        return absl::InvalidArgumentError(StrCat("\"waitByKind\".", kind.name.GetString(), " must be a number"));
+      }
+      out.wait_by_kind.emplace_back(kind.name.GetString(), kind.value.GetDouble());
+    }
+  }
   RETURN_IF_ERROR(ReadSteps(queue, "share", "[t, allocated, deserved] (three numbers)",
                             {&out.allocated, &out.deserved}));
   return out;

@@ -28,6 +28,7 @@ struct JobSummary {
 struct QueueSummary {
   std::string queue;
   std::optional<double> average_wait;
+  std::vector<std::pair<std::string, double>> wait_by_kind;  // seconds its jobs waited, per reason kind
   std::vector<Point> allocated, deserved;
 };
 

@@ -101,14 +101,19 @@ std::string QueueTable(const RunData& run) {
   if (run.summary.queues.empty()) return "";
   std::string out =
       "<table class=\"queues\">\n<thead><tr><th>queue</th><th>average wait</th>"
-      "<th>final allocated share</th><th>final deserved share</th></tr></thead>\n<tbody>\n";
+      "<th>final allocated share</th><th>final deserved share</th><th>waiting time by reason</th></tr></thead>\n<tbody>\n";
   for (const QueueSummary& queue : run.summary.queues) {
+    // Most waiting first: what held the queue's jobs back (spec 7).
+    std::vector<std::pair<std::string, double>> by_kind = queue.wait_by_kind;
+    std::stable_sort(by_kind.begin(), by_kind.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::string waits;
+    for (const auto& [kind, seconds] : by_kind) StrAppend(&waits, waits.empty() ? "" : ", ", Escape(kind), " ", HumanDuration(seconds));
     StrAppend(&out, "<tr><td>", Escape(queue.queue), "</td><td class=\"num\">",
               OrNone(queue.average_wait, HumanDuration), "</td><td class=\"num\">",
               queue.allocated.empty() ? kNone : FormatPercent(queue.allocated.back().v),
               "</td><td class=\"num\">",
               queue.deserved.empty() ? kNone : FormatPercent(queue.deserved.back().v),
-              "</td></tr>\n");
+              "</td><td class=\"waits\">", waits.empty() ? kNone : waits, "</td></tr>\n");
   }
   out += "</tbody></table>\n";
   return out;
