@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 hack/install-deps.sh
-NINJA_TARGETS="session_bench lahar-sim" hack/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DLAHAR_TESTS=OFF
+NINJA_TARGETS="session_bench ui_bench lahar-sim" hack/build.sh build-release -DCMAKE_BUILD_TYPE=Release -DLAHAR_TESTS=OFF
 mkdir -p out/bench
 sim=build-release/bin/lahar-sim
 
@@ -25,6 +25,8 @@ echo "== session benchmark"
 build-release/bin/session_bench --repeat 3 | tee out/bench/session.txt
 echo "== backlog session"
 build-release/bin/session_bench --nodes 5000 --backlog 10000 --repeat 3 | tee out/bench/backlog.txt
+echo "== the daemon's /ui at 1,000 queues and 50,000 waiting jobs"
+build-release/bin/ui_bench --queues 1000 --jobs 50000 | tee out/bench/ui.txt
 
 week=out/bench/bench-week.yaml
 [ -f "$week" ] || python3 hack/traces/synthetic.py bench-week --seed 1 -o "$week"
