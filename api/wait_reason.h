@@ -51,7 +51,9 @@ struct WaitReason {
   // queue-limit: "capability" or "deserved". admission: what is counted ("minResources"), or
   // what the cluster has ("free", "free or evictable").
   std::string limit{};
-  std::optional<ResourceShortage> shortage{};  // queue-limit, admission
+  // queue-limit, admission; no-fit: the resource most nodes had too little of and one pod's
+  // need of it (limit and used 0).
+  std::optional<ResourceShortage> shortage{};
   double factor = 0;                         // admission (overcommit): allocatable x factor
   int32_t pods = 0;  // no-fit: pods of the min that fit no node; gated, waiting-for-victims: pods
   int32_t of = 0;    // no-fit, waiting-for-victims: the pods the job needs (its min)
@@ -59,7 +61,7 @@ struct WaitReason {
   // per victim job.
   std::vector<std::pair<std::string, int32_t>> counts{};
   std::vector<std::string> names{};// gated: the gates, sorted
-  std::string detail{};            // invalid, not-leaf-queue: what is wrong; no-fit without counts
+  std::string detail{};            // invalid: what is wrong; no-fit without counts: why
 
   bool operator==(const WaitReason&) const = default;
 };

@@ -5,20 +5,16 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "api/json_writer.h"
 #include "api/quantity.h"
 #include "api/strings.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 
 namespace lahar {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void Str(JsonWriter& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
 void Field(JsonWriter& w, std::string_view key, std::string_view value) {
-  Str(w, key);
-  Str(w, value);
+  WriteString(w, key);
+  WriteString(w, value);
 }
 
 // Opens the object and writes apiVersion, kind and metadata {name, namespace}; the caller adds
@@ -28,7 +24,7 @@ void StartObject(JsonWriter& w, std::string_view api_version, std::string_view k
   w.StartObject();
   Field(w, "apiVersion", api_version);
   Field(w, "kind", kind);
-  Str(w, "metadata");
+  WriteString(w, "metadata");
   w.StartObject();
   Field(w, "name", name);
   Field(w, "namespace", namespace_);
@@ -56,7 +52,7 @@ absl::StatusOr<HttpResult> BindPod(KubeClient& client, std::string_view namespac
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   StartObject(w, "v1", "Binding", pod, namespace_);
-  Str(w, "target");
+  WriteString(w, "target");
   w.StartObject();
   Field(w, "apiVersion", "v1");
   Field(w, "kind", "Node");
@@ -78,10 +74,10 @@ std::string PodGroupStatusPatch(const PodGroupStatus& status, std::string_view t
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   w.StartObject();
-  Str(w, "status");
+  WriteString(w, "status");
   w.StartObject();
   Field(w, "phase", PodGroupPhaseName(status.phase));
-  Str(w, "conditions");
+  WriteString(w, "conditions");
   w.StartArray();
   if (!status.condition_type.empty()) {
     w.StartObject();
@@ -93,11 +89,11 @@ std::string PodGroupStatusPatch(const PodGroupStatus& status, std::string_view t
     w.EndObject();
   }
   w.EndArray();
-  Str(w, "running");
+  WriteString(w, "running");
   w.Int(status.running);
-  Str(w, "succeeded");
+  WriteString(w, "succeeded");
   w.Int(status.succeeded);
-  Str(w, "failed");
+  WriteString(w, "failed");
   w.Int(status.failed);
   w.EndObject();
   w.EndObject();
@@ -117,9 +113,9 @@ absl::StatusOr<HttpResult> PatchPodUnschedulable(KubeClient& client, std::string
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   w.StartObject();
-  Str(w, "status");
+  WriteString(w, "status");
   w.StartObject();
-  Str(w, "conditions");
+  WriteString(w, "conditions");
   w.StartArray();
   w.StartObject();
   Field(w, "type", "PodScheduled");
@@ -140,15 +136,15 @@ std::string QueueAllocatedPatch(const Resources& allocated, const Resources& pre
   rapidjson::StringBuffer body;
   JsonWriter w(body);
   w.StartObject();
-  Str(w, "status");
+  WriteString(w, "status");
   w.StartObject();
-  Str(w, "allocated");
+  WriteString(w, "allocated");
   w.StartObject();
   for (const auto& [id, amount] : allocated.NonZero()) Field(w, ResourceName(id), FormatQuantity(amount, ResourceUnit(id)));
   // A merge patch merges maps key by key: a resource no longer allocated is removed with null.
   for (const auto& [id, amount] : previous.NonZero()) {
     if (allocated.Get(id) != 0) continue;
-    Str(w, ResourceName(id));
+    WriteString(w, ResourceName(id));
     w.Null();
   }
   w.EndObject();
@@ -171,7 +167,7 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
               StrCat(event.name, ".", StrFormat("%llx", static_cast<unsigned long long>(now)),
                      StrFormat("%llx", static_cast<unsigned long long>(sequence.fetch_add(1)))),
               event.namespace_);
-  Str(w, "involvedObject");
+  WriteString(w, "involvedObject");
   w.StartObject();
   Field(w, "apiVersion", event.api_version);
   Field(w, "kind", event.kind);
@@ -182,7 +178,7 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
   Field(w, "type", event.type);
   Field(w, "reason", event.reason);
   Field(w, "message", event.message);
-  Str(w, "source");
+  WriteString(w, "source");
   w.StartObject();
   Field(w, "component", "lahar-scheduler");
   w.EndObject();
@@ -190,7 +186,7 @@ absl::StatusOr<HttpResult> CreateEvent(KubeClient& client, const EventSpec& even
   Field(w, "reportingInstance", reporting_instance);
   Field(w, "firstTimestamp", RfcTime(now));
   Field(w, "lastTimestamp", RfcTime(now));
-  Str(w, "count");
+  WriteString(w, "count");
   w.Int(1);
   w.EndObject();
   return client.Request("POST", StrCat("/api/v1/namespaces/", event.namespace_, "/events"), body.GetString());

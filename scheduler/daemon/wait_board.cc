@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/numbers.h"
+#include "api/json_writer.h"
 #include "api/quantity.h"
 #include "api/strings.h"
 #include "rapidjson/stringbuffer.h"
@@ -11,10 +12,6 @@
 
 namespace lahar {
 namespace {
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void WriteString(JsonWriter& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
 
 // The value of `key` in a query string, percent-decoded ("job=default%2Fa" -> "default/a").
 std::string QueryValue(std::string_view query, std::string_view key) {
@@ -51,18 +48,6 @@ HttpResponse JsonError(int status, std::string_view message) {
   return {status, "application/json", std::string(buffer.GetString(), buffer.GetSize())};
 }
 
-// Resources in canonical units, by name.
-void WriteResources(JsonWriter& w, const Resources& r) {
-  std::map<std::string, int64_t> named;
-  for (const auto& [id, amount] : r.NonZero()) named[ResourceName(id)] = amount;
-  w.StartObject();
-  for (const auto& [name, amount] : named) {
-    WriteString(w, name);
-    w.Int64(amount);
-  }
-  w.EndObject();
-}
-
 Resources Positive(Resources r) {
   r.ClampNegativeToZero();
   return r;
@@ -82,20 +67,18 @@ void WaitBoard::Update(const ClusterSnapshot& snapshot, const CycleResult& resul
   for (const JobInfo& job : snapshot.jobs) {
     const std::string key = job.key();
     auto update = updates.find(key);
+    auto old = waiting_.find(key);
+    const bool had = old != waiting_.end();
     if (update != updates.end()) {
-      auto old = waiting_.find(key);
-      if (old != waiting_.end() && old->second.reason == *update->second->waiting) {
-        waiting.emplace(key, std::move(old->second));
+      const WaitReason& reason = *update->second->waiting;
+      if (had && old->second.reason == reason) {
+        waiting.emplace(key, std::move(old->second));  // its words are made once per change
       } else {
-        const WaitReason& reason = *update->second->waiting;
         waiting.emplace(key, Waiting{job.queue != kNoId ? snapshot.queues[job.queue].name : "", reason,
                                      WaitReasonText(reason)});
       }
-      continue;
-    }
-    // No word from this session: it keeps its reason while it still lacks its min.
-    auto old = waiting_.find(key);
-    if (old != waiting_.end() && job.PlacedCount() < job.min_available && job.Count(TaskStatus::kPending) > 0) {
+    } else if (had && job.PlacedCount() < job.min_available && job.Count(TaskStatus::kPending) > 0) {
+      // No word from this session: it keeps its reason while it still lacks its min.
       waiting.emplace(key, std::move(old->second));
     }
   }

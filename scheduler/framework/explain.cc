@@ -3,57 +3,37 @@
 #include <algorithm>
 #include <map>
 
+#include "api/json_writer.h"
 #include "api/quantity.h"
 #include "api/strings.h"
 #include "rapidjson/document.h"
-#include "rapidjson/stringbuffer.h"
-#include "rapidjson/writer.h"
 
 namespace lahar {
 namespace {
 
 std::string Amount(ResourceId r, int64_t amount) { return StrCat(FormatQuantity(amount, ResourceUnit(r)), " ", ResourceName(r)); }
 
-// The resource a reason says is short: its shortage, else the first node refusal "too little X".
-std::optional<ResourceId> ShortResource(const WaitReason& reason) {
-  if (reason.shortage) return reason.shortage->resource;
-  for (const auto& [refusal, nodes] : reason.counts) {
-    constexpr std::string_view kTooLittle = "too little ";
-    if (refusal.rfind(kTooLittle, 0) != 0) continue;
-    const std::string name = refusal.substr(kTooLittle.size());
-    for (size_t r = 0; r < ResourceCount(); ++r) {
-      if (ResourceName(static_cast<ResourceId>(r)) == name) return static_cast<ResourceId>(r);
-    }
-  }
-  return std::nullopt;
-}
-
 // Other leaf queues holding `r` beyond their deserved share: what reclaim could take back.
 void AddBorrowers(const ClusterSnapshot& cluster, const std::vector<CycleResult::QueueState>& queues,
                   const JobInfo& job, ResourceId r, std::vector<std::string>& out) {
-  std::map<std::string, int> running_jobs;  // per queue name
+  if (job.queue == kNoId) return;
+  // By name: `queues` come from the session, `cluster` may be a later snapshot.
+  std::map<std::string_view, const QueueInfo*> by_name;
+  for (const QueueInfo& info : cluster.queues) by_name[info.name] = &info;
+  std::vector<int> holding_jobs(cluster.queues.size(), 0);
   for (const JobInfo& other : cluster.jobs) {
-    if (other.queue != kNoId && other.allocated.Get(r) > 0) ++running_jobs[cluster.queues[other.queue].name];
+    if (other.queue != kNoId && other.allocated.Get(r) > 0) ++holding_jobs[other.queue];
   }
   for (const CycleResult::QueueState& q : queues) {
-    if (!q.deserved || job.queue == kNoId || q.queue == cluster.queues[job.queue].name) continue;
+    auto info = by_name.find(q.queue);
+    if (!q.deserved || info == by_name.end() || info->second->id == job.queue) continue;
     const int64_t beyond = q.allocated.Get(r) - q.deserved->Get(r);
     if (beyond <= 0) continue;
-    bool reclaimable = true;
-    for (const QueueInfo& info : cluster.queues) {
-      if (info.name == q.queue) reclaimable = info.reclaimable && info.IsLeaf();
-    }
-    const int jobs = running_jobs[q.queue];
+    const bool reclaimable = info->second->reclaimable && info->second->IsLeaf();
+    const int jobs = holding_jobs[info->second->id];
     out.push_back(StrCat(jobs, jobs == 1 ? " job of queue " : " jobs of queue ", q.queue, " hold ", Amount(r, beyond),
                          " beyond their deserved share and ", reclaimable ? "are reclaimable" : "are not reclaimable"));
   }
-}
-
-const TaskInfo* FirstPending(const ClusterSnapshot& cluster, const JobInfo& job) {
-  for (TaskId t : job.tasks) {
-    if (cluster.tasks[t].status == TaskStatus::kPending) return &cluster.tasks[t];
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -94,15 +74,14 @@ JobExplanation ExplainJob(const ClusterSnapshot& cluster, const std::vector<Cycl
       }
       break;
     case WaitKind::kNoFit:
-      if (std::optional<ResourceId> short_resource = ShortResource(r)) {
+      if (r.shortage) {
+        const ResourceId resource = r.shortage->resource;
         int64_t freest = 0;
         for (const NodeInfo& node : cluster.nodes) {
-          if (node.schedulable) freest = std::max(freest, node.Idle().Get(*short_resource));
+          if (node.schedulable) freest = std::max(freest, node.Idle().Get(resource));
         }
-        const TaskInfo* task = FirstPending(cluster, job);
-        const int64_t need = task != nullptr ? task->request.Get(*short_resource) : 0;
-        std::string remedy = StrCat("a node that takes its pods frees ", Amount(*short_resource, need), " for one");
-        if (freest < need) StrAppend(&remedy, " (the freest node has ", Amount(*short_resource, freest), ")");
+        std::string remedy = StrCat("a node that takes its pods frees ", Amount(resource, r.shortage->need), " for one");
+        if (freest < r.shortage->need) StrAppend(&remedy, " (the freest node has ", Amount(resource, freest), ")");
         out.push_back(std::move(remedy));
       }
       break;
@@ -126,7 +105,7 @@ JobExplanation ExplainJob(const ClusterSnapshot& cluster, const std::vector<Cycl
     case WaitKind::kInvalid: out.push_back(StrCat("the fault is fixed: ", r.detail)); break;
   }
   if (r.kind == WaitKind::kQueueLimit || r.kind == WaitKind::kAdmission || r.kind == WaitKind::kNoFit) {
-    if (std::optional<ResourceId> short_resource = ShortResource(r)) AddBorrowers(cluster, queues, job, *short_resource, out);
+    if (r.shortage) AddBorrowers(cluster, queues, job, r.shortage->resource, out);
   }
   return e;
 }
@@ -148,15 +127,14 @@ std::string FormatExplanation(const JobExplanation& e) {
 
 std::string ExplanationJson(const JobExplanation& e) {
   rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto str = [&w](std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); };
+  JsonWriter w(buffer);
   w.StartObject();
   w.Key("job");
-  str(e.job);
+  WriteString(w, e.job);
   w.Key("queue");
-  str(e.queue);
+  WriteString(w, e.queue);
   w.Key("phase");
-  str(e.phase);
+  WriteString(w, e.phase);
   w.Key("min");
   w.Int(e.min);
   w.Key("placed");
@@ -167,15 +145,15 @@ std::string ExplanationJson(const JobExplanation& e) {
   w.Bool(e.waiting);
   if (e.waiting) {
     w.Key("kind");
-    str(e.kind);
+    WriteString(w, e.kind);
     w.Key("reason");
-    str(e.reason);
+    WriteString(w, e.reason);
     w.Key("conditionReason");
-    str(e.condition_reason);
+    WriteString(w, e.condition_reason);
   }
   w.Key("whatWouldLetItStart");
   w.StartArray();
-  for (const std::string& remedy : e.remedies) str(remedy);
+  for (const std::string& remedy : e.remedies) WriteString(w, remedy);
   w.EndArray();
   w.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());

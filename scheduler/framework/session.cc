@@ -62,6 +62,24 @@ void FitErrors::Add(const FitResult& result) {
   ++counts_[FitMessage(result)];
 }
 
+void FitErrors::AddShortage(ResourceId resource, int64_t need) {
+  auto& [nodes, pod_need] = shortages_[resource];
+  ++nodes;
+  pod_need = need;
+}
+
+std::optional<ResourceShortage> FitErrors::MostShort() const {
+  std::optional<ResourceShortage> most;
+  int32_t most_nodes = 0;
+  for (const auto& [resource, entry] : shortages_) {
+    if (entry.first > most_nodes) {
+      most_nodes = entry.first;
+      most = ResourceShortage{.resource = resource, .need = entry.second};
+    }
+  }
+  return most;
+}
+
 std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
   std::vector<std::pair<std::string, int32_t>> sorted(counts_.begin(), counts_.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -439,6 +457,7 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
       name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
       fit.detail = name;
       errors->Add(fit);
+      if (short_id >= 0) errors->AddShortage(static_cast<ResourceId>(short_id), task.request.Get(static_cast<ResourceId>(short_id)));
       continue;
     }
     if (fit.ok()) fit = Predicate(task, node);

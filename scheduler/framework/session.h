@@ -63,6 +63,10 @@ class FitErrors {
   void Add(const FitResult& result);
   // Node count per refusal, most common first (equal counts by text, so reasons are stable).
   std::vector<std::pair<std::string, int32_t>> Counts() const;
+  // A node had too little of `resource` for a pod asking `need` of it (Add counts the refusal).
+  void AddShortage(ResourceId resource, int64_t need);
+  // The resource the most nodes had too little of (ties to the lower id), with the pod's need.
+  std::optional<ResourceShortage> MostShort() const;
   bool empty() const { return counts_.empty(); }
   // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
   // Callers then explain the job with SchedulingGatesReason.
@@ -70,6 +74,7 @@ class FitErrors {
 
  private:
   std::map<std::string, int> counts_;
+  std::map<ResourceId, std::pair<int32_t, int64_t>> shortages_;  // nodes short of it, the pod's need
   bool gated_ = false;
 };
 

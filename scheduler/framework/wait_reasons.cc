@@ -16,7 +16,11 @@ WaitReason SchedulingGatesReason(const std::vector<const TaskInfo*>& gated) {
 }
 
 WaitReason NoFitReason(const JobInfo& job, int32_t unplaced, const FitErrors& errors) {
-  WaitReason reason{.kind = WaitKind::kNoFit, .pods = unplaced, .of = job.min_available, .counts = errors.Counts()};
+  WaitReason reason{.kind = WaitKind::kNoFit,
+                    .shortage = errors.MostShort(),
+                    .pods = unplaced,
+                    .of = job.min_available,
+                    .counts = errors.Counts()};
   if (reason.counts.empty()) reason.detail = "the cluster has no nodes";
   return reason;
 }

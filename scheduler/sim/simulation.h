@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/json_writer.h"
 #include "cache/cluster_cache.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -22,25 +23,6 @@
 namespace lahar::sim_internal {
 
 inline constexpr Millis kInfinity = std::numeric_limits<Millis>::max();
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-inline void WriteString(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-// Resources in canonical units, keys sorted by name so the output is stable.
-inline void WriteResources(JsonWriter& w, const Resources& r) {
-  std::vector<std::pair<std::string, int64_t>> entries;
-  for (const auto& [id, amount] : r.NonZero()) entries.emplace_back(ResourceName(id), amount);
-  std::sort(entries.begin(), entries.end());
-  w.StartObject();
-  for (const auto& [name, amount] : entries) {
-    WriteString(w, name);
-    w.Int64(amount);
-  }
-  w.EndObject();
-}
 
 inline double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <numeric>
 #include <set>
-#include <tuple>
 
+#include "api/json_writer.h"
 #include "api/strings.h"
 
 #include "rapidjson/stringbuffer.h"
@@ -13,12 +13,6 @@
 
 namespace lahar {
 namespace {
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void WriteString(JsonWriter& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
 
@@ -99,7 +93,9 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   }
   int most = 0;
   for (const auto& [text, count] : reason_counts) {
-    if (count > most) std::tie(most, f.most_common_reason) = std::pair(count, text);
+    if (count <= most) continue;
+    most = count;
+    f.most_common_reason = text;
   }
   f.stalled = record.stalled && f.never_started > 0;
   f.session_p50_micros = Percentile(record.session_micros, 0.5);

@@ -26,6 +26,17 @@ expect() {
 
 scenario() { printf '%s\n' "$2" >"$work/$1"; }
 
+# outcome NAME: counts the check just run as passed when it exited 0, else fails it with NAME
+# and what the program printed.
+outcome() {
+  if [ $? -eq 0 ]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL $1: $(cat "$work/out" "$work/err")"
+    failed=$((failed + 1))
+  fi
+}
+
 scenario good.yaml 'nodes:
 - name: n
   allocatable: {cpu: "4"}
@@ -161,13 +172,9 @@ fi
 
 # A key Volcano defines for behaviour Lahar lacks: the run goes on, with a warning naming it.
 printf 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: nodeorder\n    arguments:\n      imagelocality.weight: 2\n' >"$work/volcano.conf"
-if "$sim" run "$work/good.yaml" --config "$work/volcano.conf" >"$work/out" 2>"$work/err" &&
-   grep -q "warning: .*volcano.conf: plugin nodeorder: argument imagelocality.weight" "$work/err"; then
-  passed=$((passed + 1))
-else
-  echo "FAIL a Volcano key Lahar ignores is a warning on stderr: $(cat "$work/err")"
-  failed=$((failed + 1))
-fi
+"$sim" run "$work/good.yaml" --config "$work/volcano.conf" >"$work/out" 2>"$work/err" &&
+   grep -q "warning: .*volcano.conf: plugin nodeorder: argument imagelocality.weight" "$work/err"
+outcome "a Volcano key Lahar ignores is a warning on stderr"
 
 # explain (spec 7): an unknown job or a missing one is a clear error; a job that cannot start
 # is explained with its reason and what would let it start.
@@ -181,15 +188,19 @@ jobs:
 - name: big
   duration: 1m
   tasks: [{name: w, replicas: 1, resources: {cpu: "8"}}]'
-if "$sim" explain "$work/toobig.yaml" default/big --at 10s >"$work/out" 2>"$work/err" &&
+"$sim" explain "$work/toobig.yaml" default/big --at 10s >"$work/out" 2>"$work/err" &&
    grep -q "^at 10.0s: job default/big (queue default): " "$work/out" &&
    grep -q "^waiting (admission): cluster: free cpu 4, needs 8$" "$work/out" &&
-   grep -q "^  - 4 cpu more comes free in the cluster$" "$work/out"; then
-  passed=$((passed + 1))
-else
-  echo "FAIL explain says why default/big waits and what would let it start: $(cat "$work/out" "$work/err")"
-  failed=$((failed + 1))
-fi
+   grep -q "^  - 4 cpu more comes free in the cluster$" "$work/out"
+outcome "explain says why default/big waits and what would let it start"
+
+# A run that stops with a job that can never start says so, per kind, and the table names the
+# most common reason (spec 7).
+"$sim" run "$work/toobig.yaml" >"$work/out" 2>"$work/err" &&
+   grep -q "stopped with 1 job that can never start (nothing left can change): admission 1$" "$work/err" &&
+   grep -Eq "^never started +1 \(admission\)$" "$work/out" &&
+   grep -q "^never started, most often: admission: cluster: free cpu 4, needs 8$" "$work/out"
+outcome "a run that cannot start a job says why"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

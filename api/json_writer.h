@@ -1,0 +1,40 @@
+// Writing JSON with RapidJSON's streaming writer: the few helpers every output of Lahar's
+// (events.jsonl, summary.json, the daemon's debug endpoints, its writes to the apiserver) needs.
+#ifndef LAHAR_API_JSON_WRITER_H_
+#define LAHAR_API_JSON_WRITER_H_
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/resources.h"
+#include "rapidjson/stringbuffer.h"
+#include "rapidjson/writer.h"
+
+namespace lahar {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+inline void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+// Resources in canonical units (millicores, bytes, counts), keys sorted by name so the output
+// is stable.
+inline void WriteResources(JsonWriter& w, const Resources& r) {
+  std::vector<std::pair<std::string, int64_t>> entries;
+  for (const auto& [id, amount] : r.NonZero()) entries.emplace_back(ResourceName(id), amount);
+  std::sort(entries.begin(), entries.end());
+  w.StartObject();
+  for (const auto& [name, amount] : entries) {
+    WriteString(w, name);
+    w.Int64(amount);
+  }
+  w.EndObject();
+}
+
+}  // namespace lahar
+
+#endif  // LAHAR_API_JSON_WRITER_H_
