@@ -3,9 +3,14 @@
 # caches them outside the work tree, keyed by version, so that only the first
 # run on a machine pays:
 #
-#   kube-apiserver, kube-scheduler  from k8s.io/kubernetes      (hack/tools/k8s)
+#   kube-apiserver, kube-scheduler, from k8s.io/kubernetes      (hack/tools/k8s)
+#   kube-controller-manager
 #   etcd                            from go.etcd.io/etcd/server/v3 (hack/tools/etcd)
 #   kwok                            from sigs.k8s.io/kwok/cmd/kwok (hack/tools/kwok)
+#   helm                            from helm.sh/helm/v4/cmd/helm (hack/tools/helm)
+#   training-operator               from github.com/kubeflow/training-operator
+#                                   (hack/tools/training-operator), with its CRDs
+#                                   into $LAHAR_CACHE/share/training-operator-<version>/crds/
 #
 # into $LAHAR_CACHE/bin/<name>-<version> (LAHAR_CACHE defaults to
 # ~/.cache/lahar), plus kwok's stage files into
@@ -14,10 +19,13 @@
 # $LAHAR_CACHE/go too.
 #
 # Usage: hack/build-control-plane.sh [--env] [NAME...]
-#   NAME   any of kube-apiserver kube-scheduler etcd kwok (default: all)
+#   NAME   any of kube-apiserver kube-scheduler kube-controller-manager etcd kwok helm
+#          training-operator
+#          (default: kube-apiserver kube-scheduler etcd kwok)
 #   --env  print only shell assignments (KUBE_APISERVER=..., ETCD=..., KWOK=...,
-#          KUBE_SCHEDULER=..., KWOK_STAGE_DIR=...), for eval; build output goes
-#          to stderr.
+#          KUBE_SCHEDULER=..., KUBE_CONTROLLER_MANAGER=..., KWOK_STAGE_DIR=..., HELM=...,
+#          TRAINING_OPERATOR=...,
+#          TRAINING_OPERATOR_CRDS=...), for eval; build output goes to stderr.
 #
 # LAHAR_GO_NICE=1 builds at nice 10 with GOMAXPROCS=1 and `go build -p 1`, for
 # machines whose cores are shared.
@@ -33,8 +41,8 @@ NAMES=()
 for a in "$@"; do
   case "$a" in
     --env) ENV_ONLY=1 ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    kube-apiserver|kube-scheduler|etcd|kwok) NAMES+=("$a") ;;
+    -h|--help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    kube-apiserver|kube-scheduler|kube-controller-manager|etcd|kwok|helm|training-operator) NAMES+=("$a") ;;
     *) echo "build-control-plane: unknown argument: $a" >&2; exit 2 ;;
   esac
 done
@@ -54,23 +62,30 @@ modver() {
 K8S_VERSION="$(modver "$TOOLS/k8s" k8s.io/kubernetes)"
 ETCD_VERSION="$(modver "$TOOLS/etcd" go.etcd.io/etcd/server/v3)"
 KWOK_VERSION="$(modver "$TOOLS/kwok" sigs.k8s.io/kwok)"
-[ -n "$K8S_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] ||
+HELM_VERSION="$(modver "$TOOLS/helm" helm.sh/helm/v4)"
+OPERATOR_VERSION="$(modver "$TOOLS/training-operator" github.com/kubeflow/training-operator)"
+[ -n "$K8S_VERSION" ] && [ -n "$ETCD_VERSION" ] && [ -n "$KWOK_VERSION" ] &&
+  [ -n "$HELM_VERSION" ] && [ -n "$OPERATOR_VERSION" ] ||
   die "cannot read versions from $TOOLS/*/go.mod"
 
 path_of() {
   case "$1" in
-    kube-apiserver|kube-scheduler) echo "$BIN/$1-$K8S_VERSION" ;;
+    kube-apiserver|kube-scheduler|kube-controller-manager) echo "$BIN/$1-$K8S_VERSION" ;;
     etcd) echo "$BIN/etcd-$ETCD_VERSION" ;;
     kwok) echo "$BIN/kwok-$KWOK_VERSION" ;;
+    helm) echo "$BIN/helm-$HELM_VERSION" ;;
+    training-operator) echo "$BIN/training-operator-$OPERATOR_VERSION" ;;
   esac
 }
 KWOK_STAGE_DIR="$CACHE/share/kwok-$KWOK_VERSION/stage"
+OPERATOR_CRDS="$CACHE/share/training-operator-$OPERATOR_VERSION/crds"
 
 need_build() {
   local n
   for n in "${NAMES[@]}"; do
     [ -x "$(path_of "$n")" ] || return 0
     if [ "$n" = kwok ] && [ ! -d "$KWOK_STAGE_DIR/pod" ]; then return 0; fi
+    if [ "$n" = training-operator ] && [ ! -d "$OPERATOR_CRDS" ]; then return 0; fi
   done
   return 1
 }
@@ -110,6 +125,20 @@ if need_build; then
     log "built $name in $((t1 - t0))s"
   }
 
+  # copy_from_module MODDIR MODULE SUBDIR DEST: files shipped in a module, copied out of the
+  # read-only module cache.
+  copy_from_module() {
+    local src
+    src="$(cd "$1" && go list -m -f '{{.Dir}}' "$2")/$3"
+    [ -d "$src" ] || die "$3 not found in module $2 ($src)"
+    rm -rf "$4.tmp.$$"
+    mkdir -p "$4.tmp.$$"
+    cp -R "$src/." "$4.tmp.$$/"
+    chmod -R u+w "$4.tmp.$$"
+    rm -rf "$4"
+    mv "$4.tmp.$$" "$4"
+  }
+
   K8S_LD="-X k8s.io/component-base/version.gitVersion=$K8S_VERSION"
   K8S_LD+=" -X k8s.io/component-base/version.gitMajor=$(echo "$K8S_VERSION" | sed -E 's/^v([0-9]+)\..*/\1/')"
   K8S_LD+=" -X k8s.io/component-base/version.gitMinor=$(echo "$K8S_VERSION" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')"
@@ -119,19 +148,18 @@ if need_build; then
     case "$n" in
       kube-apiserver) gobuild "$TOOLS/k8s" kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver "$K8S_LD" ;;
       kube-scheduler) gobuild "$TOOLS/k8s" kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler "$K8S_LD" ;;
+      kube-controller-manager)
+        gobuild "$TOOLS/k8s" kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager "$K8S_LD" ;;
       etcd) gobuild "$TOOLS/etcd" etcd go.etcd.io/etcd/server/v3 ;;
       kwok)
         gobuild "$TOOLS/kwok" kwok sigs.k8s.io/kwok/cmd/kwok
-        if [ ! -d "$KWOK_STAGE_DIR/pod" ]; then
-          src="$(cd "$TOOLS/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage"
-          [ -d "$src" ] || die "kwok stages not found in the module ($src)"
-          rm -rf "$KWOK_STAGE_DIR.tmp.$$"
-          mkdir -p "$KWOK_STAGE_DIR.tmp.$$"
-          cp -R "$src/." "$KWOK_STAGE_DIR.tmp.$$/"
-          chmod -R u+w "$KWOK_STAGE_DIR.tmp.$$"
-          rm -rf "$KWOK_STAGE_DIR"
-          mv "$KWOK_STAGE_DIR.tmp.$$" "$KWOK_STAGE_DIR"
-        fi
+        [ -d "$KWOK_STAGE_DIR/pod" ] || copy_from_module "$TOOLS/kwok" sigs.k8s.io/kwok kustomize/stage "$KWOK_STAGE_DIR"
+        ;;
+      helm) gobuild "$TOOLS/helm" helm helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" ;;
+      training-operator)
+        gobuild "$TOOLS/training-operator" training-operator github.com/kubeflow/training-operator/cmd/training-operator.v1
+        [ -d "$OPERATOR_CRDS" ] ||
+          copy_from_module "$TOOLS/training-operator" github.com/kubeflow/training-operator manifests/base/crds "$OPERATOR_CRDS"
         ;;
     esac
   done
@@ -147,4 +175,7 @@ for n in "${NAMES[@]}"; do
 done
 if [[ " ${NAMES[*]} " == *" kwok "* ]]; then
   if [ "$ENV_ONLY" = 1 ]; then printf 'KWOK_STAGE_DIR=%q\n' "$KWOK_STAGE_DIR"; else echo "$KWOK_STAGE_DIR"; fi
+fi
+if [[ " ${NAMES[*]} " == *" training-operator "* ]]; then
+  if [ "$ENV_ONLY" = 1 ]; then printf 'TRAINING_OPERATOR_CRDS=%q\n' "$OPERATOR_CRDS"; else echo "$OPERATOR_CRDS"; fi
 fi

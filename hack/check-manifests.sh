@@ -371,8 +371,8 @@ POD="$DEP[\"template\"][\"spec\"]"
 CTR="$POD[\"containers\"][0]"
 jcheck "Deployment lahar-scheduler: 2 replicas, one container, image ghcr.io/lahar-sh/lahar-scheduler:v0.1.0" \
   "$DEP['replicas'] == 2 and len($POD['containers']) == 1 and $CTR['image'] == 'ghcr.io/lahar-sh/lahar-scheduler:v0.1.0'"
-jcheck "Deployment: args are the spec's flags (--scheduler-conf, --leader-elect, --leader-elect-namespace, --listen-address, -v)" \
-  "note($CTR['args']) and $CTR['args'] == ['--scheduler-conf=/etc/lahar/volcano-scheduler.conf', '--leader-elect=true', '--leader-elect-namespace=lahar-system', '--listen-address=:8080', '-v=1']"
+jcheck "Deployment: args hold the spec's flags (--scheduler-conf, --scheduler-name, --leader-elect, --leader-elect-namespace, --listen-address, -v)" \
+  "note($CTR['args']) and {'--scheduler-conf=/etc/lahar/volcano-scheduler.conf', '--scheduler-name=lahar', '--leader-elect=true', '--leader-elect-namespace=lahar-system', '--listen-address=:8080', '-v=1'} <= set($CTR['args'])"
 jcheck "Deployment: runs as ServiceAccount lahar-scheduler (the one rbac.yaml creates and binds)" \
   "$POD['serviceAccountName'] == 'lahar-scheduler' and 'lahar-scheduler' in d['ServiceAccount'] and all(s['name'] == 'lahar-scheduler' and s['namespace'] == 'lahar-system' for b in list(d['ClusterRoleBinding'].values()) + list(d['RoleBinding'].values()) for s in b['subjects'])"
 jcheck "Deployment: the ConfigMap is mounted (whole, so that edits reach the daemon) at /etc/lahar, where --scheduler-conf points" \

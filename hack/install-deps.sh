@@ -10,6 +10,8 @@ packages=(
   clang libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes
   python3 valgrind
   chromium                   # the /ui page is checked in headless Chromium (e2e)
+  buildah ca-certificates    # the OCI image (hack/image.sh)
+  prometheus                 # promtool checks /metrics (e2e)
 )
 
 missing=()

@@ -23,6 +23,9 @@ if [ "${LAHAR_E2E:-1}" != 0 ]; then
   test/e2e/run.sh
 fi
 
+echo "== the OCI image (buildah): lahar-scheduler and lahar-sim run inside it"
+hack/image.sh --smoke
+
 export ASAN_OPTIONS=detect_leaks=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/hack/ubsan.supp"
 

@@ -11,6 +11,7 @@
 #include "api/duration.h"
 #include "api/log.h"
 #include "api/strings.h"
+#include "api/version.h"
 #include "scheduler/daemon/daemon.h"
 
 namespace lahar {
@@ -41,6 +42,7 @@ Flags:
   --bind-workers N               concurrent binding requests (default 16)
   --listen-address ADDR          /metrics, /healthz, /readyz, /debug/snapshot (default :8080)
   -v, --log-level N              verbosity: 0 warnings, 1 info, 2 every decision (default 0)
+  --version                      print the version and exit
   -h, --help                     this text
 )";
 
@@ -79,6 +81,10 @@ int Main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
       std::cout << kUsage;
+      return 0;
+    }
+    if (arg == "--version") {
+      std::cout << "lahar-scheduler " << LaharVersion() << "\n";
       return 0;
     }
     if (arg.size() < 2 || arg[0] != '-') return Fail(StrCat("unexpected argument \"", arg, "\" (see --help)"), 2);

@@ -16,6 +16,7 @@
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "api/version.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/volcano.h"
 #include "scheduler/sim/report/report.h"
@@ -51,6 +52,7 @@ Options:
                     changed since it last failed (for checking: events are identical, only the
                     run is slower).
   -v LEVEL          log verbosity on stderr (0 quiet, 1 info, 2 every decision).
+  --version         print the version and exit.
   -h, --help        this text.
 
 `explain` runs FILE up to --at (default: until nothing more can happen) and says what JOB
@@ -85,6 +87,9 @@ absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
     auto is = [&](std::string_view name) { return arg == name || arg.rfind(StrCat(name, "="), 0) == 0; };
     if (arg == "-h" || arg == "--help" || arg == "help") {
       flags.command = "help";
+      return flags;
+    } else if (arg == "--version" || arg == "version") {
+      flags.command = "version";
       return flags;
     } else if (is("--config")) {
       ASSIGN_OR_RETURN(std::string v, value("--config"));
@@ -286,6 +291,10 @@ int main(int argc, char** argv) {
   if (!flags.ok()) {
     std::fprintf(stderr, "lahar-sim: %s\n", std::string(flags.status().message()).c_str());
     return 2;
+  }
+  if (flags->command == "version") {
+    std::cout << "lahar-sim " << lahar::LaharVersion() << "\n";
+    return 0;
   }
   if (flags->command == "help") {
     std::fputs(lahar::kUsage, stdout);

@@ -5,8 +5,10 @@
                                 ARGs are in `a`; helpers below (get, cond, qty, bound, group,
                                 ...) and the module collections are in scope. Prints the result (lists one item a line, True/False
                                 as true/false, None as nothing).
-  kube.py post-many             POST JSON objects (one a line on stdin) over one connection;
+  kube.py post-many [--dry-run] POST JSON objects (one a line on stdin) over one connection;
                                 the collection comes from each object's kind and namespace.
+                                --dry-run: a server-side dry run with strict field validation
+                                (nothing is stored; the apiserver's admission and schema apply).
   kube.py metric SERIES         sum of the Prometheus samples on stdin that match SERIES
                                 (`name` or `name{label="v",...}`, labels a subset); nothing if none.
   kube.py overcommit NODES PODS files with a NodeList and a PodList: prints every node whose
@@ -137,6 +139,15 @@ _COLLECTIONS = {
     "PodGroup": "/apis/scheduling.volcano.sh/v1beta1/namespaces/{ns}/podgroups",
     "Queue": "/apis/scheduling.volcano.sh/v1beta1/queues",
     "PriorityClass": "/apis/scheduling.k8s.io/v1/priorityclasses",
+    "Secret": "/api/v1/namespaces/{ns}/secrets",
+    "Service": "/api/v1/namespaces/{ns}/services",
+    "ServiceAccount": "/api/v1/namespaces/{ns}/serviceaccounts",
+    "Deployment": "/apis/apps/v1/namespaces/{ns}/deployments",
+    "ClusterRole": "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "ClusterRoleBinding": "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "Role": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+    "RoleBinding": "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+    "PyTorchJob": "/apis/kubeflow.org/v1/namespaces/{ns}/pytorchjobs",
 }
 
 
@@ -146,7 +157,7 @@ def collection(kind, ns):
     return _COLLECTIONS[kind].format(ns=ns)
 
 
-def cmd_post_many():
+def cmd_post_many(dry_run=False):
     url = urlparse(os.environ["LAHAR_API_URL"])
     ctx = ssl.create_default_context(cafile=os.environ["LAHAR_API_CA"])
     headers = {"Authorization": "Bearer " + os.environ["LAHAR_API_TOKEN"],
@@ -159,6 +170,8 @@ def cmd_post_many():
         obj = json.loads(line)
         ns = get(obj, "metadata.namespace") or os.environ.get("NS", "default")
         path = collection(obj["kind"], ns)
+        if dry_run:
+            path += "?dryRun=All&fieldValidation=Strict"
         for attempt in range(5):
             try:
                 conn.request("POST", path, body=json.dumps(obj), headers=headers)
@@ -288,7 +301,7 @@ def main(argv):
     if cmd == "q":
         cmd_q(args[0], args[1:])
     elif cmd == "post-many":
-        cmd_post_many()
+        cmd_post_many(dry_run=args[:1] == ["--dry-run"])
     elif cmd == "metric":
         cmd_metric(args[0])
     elif cmd == "overcommit":

@@ -58,6 +58,10 @@ diagnose() {
     echo "scheduler $s (pid ${SCHED_PID[$s]}, port ${SCHED_PORT[$s]}, $(scheduler_alive "$s" && echo running || echo "not running")): end of $T/$s.log (repeated lines counted)"
     log_tail "$T/$s.log" 40
   done
+  for s in "${!PROC_PID[@]}"; do
+    echo "$s (pid ${PROC_PID[$s]}, $(kill -0 "${PROC_PID[$s]}" 2>/dev/null && echo running || echo "not running")): end of $T/$s.log"
+    log_tail "$T/$s.log" 25
+  done
   echo "pods of $NS:"
   api GET "$POD_API" 2>&1 | dump pods | head -n 60
   echo "podgroups of $NS:"
@@ -460,6 +464,30 @@ metric_ge() { # NAME SERIES MIN
   v="$(metric "$1" "$2")" && [ -n "$v" ] && awk -v a="$v" -v b="$3" 'BEGIN { exit !(a >= b) }'
 }
 
+# --- other programs (operators, Kubernetes' own controllers) ----------------------------------
+declare -A PROC_PID=()
+# start_process NAME CMD...: runs CMD in the background, output in $T/NAME.log; stopped when
+# the test ends (and shown by diagnose).
+start_process() {
+  local name="$1"
+  shift
+  echo "# $*" >>"$T/$name.log"
+  "$@" >>"$T/$name.log" 2>&1 </dev/null &
+  PROC_PID[$name]=$!
+  log "started $name (pid ${PROC_PID[$name]}, log $T/$name.log)"
+}
+# stop_process NAME: TERM, then KILL after 10 s.
+stop_process() {
+  local pid="${PROC_PID[$1]:-}" i
+  [ -n "$pid" ] || return 0
+  kill "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+  unset "PROC_PID[$1]"
+  log "stopped $1"
+}
+process_alive() { kill -0 "${PROC_PID[$1]:-0}" 2>/dev/null; }
+
 # --- cleanup ---------------------------------------------------------------------------------
 cleanup() {
   local rc=$? s
@@ -480,6 +508,8 @@ cleanup() {
     kill -9 "${SCHED_PID[$s]}" 2>/dev/null
     rm -f "$T/$s.pid"
   done
+  for s in "${!PROC_PID[@]}"; do kill -9 "${PROC_PID[$s]}" 2>/dev/null; done
+  [ "$(type -t test_cleanup)" = function ] && test_cleanup
   wait 2>/dev/null
   api DELETE "$POD_API?gracePeriodSeconds=0" >/dev/null 2>&1
   api DELETE "$PG_API" >/dev/null 2>&1

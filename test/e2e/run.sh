@@ -89,6 +89,18 @@ trap interrupted INT TERM
 
 # --- the cluster -----------------------------------------------------------------------------
 t0=$SECONDS
+# Everything the tests run, built once per machine (and first, so that no test's time limit
+# includes a Go build): the control plane, Kubernetes' controller manager and scheduler (the
+# Helm test runs the chart's Deployment), Helm, Kubeflow's training-operator.
+echo "e2e: building (first run on a machine) or finding the tools in ${LAHAR_CACHE:-$HOME/.cache/lahar}/bin"
+if ! "$ROOT/hack/build-control-plane.sh" kube-apiserver etcd kwok kube-scheduler kube-controller-manager \
+  helm training-operator >"$RUN/tools.log" 2>&1; then
+  echo "e2e: error: hack/build-control-plane.sh failed; its output:" >&2
+  tail -n 40 "$RUN/tools.log" | sed 's/^/  | /' >&2
+  FAILED+=(tools)
+  exit 1
+fi
+echo "e2e: tools ready in $((SECONDS - t0))s"
 echo "e2e: bringing a cluster up in $CLUSTER"
 if ! "$LC" up "$CLUSTER" >"$RUN/cluster-up.log" 2>&1; then
   echo "e2e: error: hack/local-cluster.sh up failed; its output:" >&2
