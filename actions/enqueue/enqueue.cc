@@ -141,10 +141,9 @@ class EnqueueAction : public Action {
       session.SetWaitReason(job.id, WaitReason{.kind = WaitKind::kQueueClosed, .subject = queue.name});
       return;
     }
-    if (std::optional<WaitReason> why = session.JobInvalidReason(job)) {
-      session.SetWaitReason(job.id, *std::move(why));
-      return;
-    }
+    // Not the gang's pod count: operators (Volcano's job controller, Kubeflow's training-operator)
+    // create a job's pods only once its PodGroup is Inqueue, so admission judges minResources
+    // (else the pods there are), as Volcano's enqueue does; allocate holds a job short of pods.
     // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
     const Resources need = AdmissionRequest(session, job);
     std::optional<WaitReason> refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);

@@ -142,12 +142,18 @@ TEST_CASE("enqueue: a closed queue admits nothing") {
   CHECK(out.binds.empty());
 }
 
-TEST_CASE("enqueue: an invalid job (fewer pods than its min) is not admitted") {
+TEST_CASE("enqueue: a PodGroup whose pods do not exist yet is admitted by its minResources (operators create them once Inqueue)") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");
+  b.Job("fits", {.min = 4, .min_resources = "cpu=4", .tasks = {}, .phase = kPending});
+  b.Job("too-big", {.min = 4, .min_resources = "cpu=9", .tasks = {}, .phase = kPending});
   b.Job("short", {.min = 3, .tasks = {{"w", 2, "cpu=1"}}, .phase = kPending});
   SessionOutcome out = RunSession(b, kEnqueueAllocate);
-  CHECK(PhaseOf(out, "default/short") == kPending);
+  CHECK(PhaseOf(out, "default/fits") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/too-big") == kPending);
+  CHECK(out.job_updates.at("default/too-big").message() == "cluster: free cpu 4, needs 9");
+  // Admitted, then held by allocate, which says why.
+  CHECK(PhaseOf(out, "default/short") == PodGroupPhase::kInqueue);
   CHECK(out.job_updates.at("default/short").reason() == "NotEnoughPods");
   CHECK(out.binds.empty());
 }

@@ -196,6 +196,7 @@ collection() {
     Queue) echo "$Q_API" ;;
     ConfigMap) echo "/api/v1/namespaces/$NS/configmaps" ;;
     PriorityClass) echo /apis/scheduling.k8s.io/v1/priorityclasses ;;
+    PyTorchJob) echo "$PTJ_API" ;;
     PodDisruptionBudget) echo "/apis/policy/v1/namespaces/$NS/poddisruptionbudgets" ;;
     *) fail "create: kind '$1' unknown to lib.sh" ;;
   esac
@@ -488,6 +489,115 @@ stop_process() {
 }
 process_alive() { kill -0 "${PROC_PID[$1]:-0}" 2>/dev/null; }
 
+# --- Kubeflow's training-operator --------------------------------------------------------------
+PTJ_API=/apis/kubeflow.org/v1/namespaces/$NS/pytorchjobs
+CRD_API=/apis/apiextensions.k8s.io/v1/customresourcedefinitions
+# install_crd FILE: creates the CRD in FILE unless it exists; waits until it is Established.
+install_crd() {
+  local name
+  name="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$1")"
+  if ! api GET "$CRD_API/$name" >/dev/null 2>&1; then
+    # From the file: a CRD (half a megabyte) is too long for a command-line argument.
+    local code
+    code="$(curl -sS --max-time 60 --cacert "$LAHAR_API_CA" -H "Authorization: Bearer $LAHAR_API_TOKEN" \
+      -H 'Content-Type: application/yaml' -X POST --data-binary "@$1" -o "$T/crd-post.json" -w '%{http_code}' \
+      "$LAHAR_API_URL$CRD_API")" || fail "could not reach the apiserver to install CRD $name"
+    [ "$code" -lt 400 ] || [ "$code" = 409 ] || fail "could not install CRD $name from $1: HTTP $code: $(head -c 400 "$T/crd-post.json")"
+  fi
+  wait_until 30 "CRD $name is Established" crd_established "$name"
+}
+crd_established() { [ "$(get "$CRD_API/$1" | q 'cond(o, "Established").get("status", "")')" = True ]; }
+
+# start_training_operator: Kubeflow's training-operator (built from its Go module by
+# hack/build-control-plane.sh) for the PyTorchJobs of $NS, with --gang-scheduler-name=volcano:
+# it creates a Volcano PodGroup per job and the job's pods (schedulerName volcano) once the
+# PodGroup is Inqueue. Its webhook certificate lives in a Secret of $NS (MY_POD_NAMESPACE),
+# which it fills itself; its metrics are off and its probes on a free port.
+start_training_operator() {
+  local TRAINING_OPERATOR TRAINING_OPERATOR_CRDS
+  eval "$("$ROOT/hack/build-control-plane.sh" --env training-operator)"
+  install_crd "$TRAINING_OPERATOR_CRDS/kubeflow.org_pytorchjobs.yaml"
+  api GET "/api/v1/namespaces/$NS/secrets/training-operator-webhook-cert" >/dev/null 2>&1 ||
+    api POST "/api/v1/namespaces/$NS/secrets" \
+      '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"training-operator-webhook-cert"}}' >/dev/null ||
+    fail "could not create the operator's webhook Secret"
+  OPERATOR_PROBE_PORT="$(free_port)"
+  start_process training-operator env MY_POD_NAMESPACE="$NS" "$TRAINING_OPERATOR" --kubeconfig="$LAHAR_KUBECONFIG" \
+    --gang-scheduler-name=volcano --namespace="$NS" --enable-scheme=pytorchjob --metrics-bind-address=0 \
+    --health-probe-bind-address="127.0.0.1:$OPERATOR_PROBE_PORT" --webhook-server-port="$(free_port)" \
+    --zap-log-level=info --zap-devel=false
+  # It writes its serving certificate into the Secret and waits for a kubelet to mount it in its
+  # certificate folder (fixed: /tmp/k8s-webhook-server/serving-certs); here the test does that.
+  wait_until 30 "the operator wrote its webhook certificate into Secret training-operator-webhook-cert" operator_cert_written
+  mkdir -p /tmp/k8s-webhook-server/serving-certs
+  get "/api/v1/namespaces/$NS/secrets/training-operator-webhook-cert" | python3 -c '
+import base64, json, sys
+data = json.load(sys.stdin)["data"]
+for key in ("tls.crt", "tls.key", "ca.crt"):
+    if key in data:
+        open("/tmp/k8s-webhook-server/serving-certs/" + key, "wb").write(base64.b64decode(data[key]))'
+  wait_until 60 "the training-operator is ready (certificates in place, controllers started)" operator_ready
+}
+operator_cert_written() {
+  [ "$(get "/api/v1/namespaces/$NS/secrets/training-operator-webhook-cert" | q '"tls.crt" in (o.get("data") or {})')" = true ]
+}
+operator_ready() {
+  [ "$(curl -s --max-time 2 "http://127.0.0.1:$OPERATOR_PROBE_PORT/readyz")" = ok ] &&
+    grep -q 'Starting workers.*pytorchjob' "$T/training-operator.log"
+}
+
+# make_pytorchjob NAME WORKERS [master=1] [gpu=1] [cpu=1] [queue=Q] [duration=DUR]
+#   [elastic=MIN:MAX] [priorityclass=NAME]: a PyTorchJob of kubeflow.org/v1 as users write one
+#   (Master + Worker replica specs, or, with elastic=, workers only with an elasticPolicy and
+#   runPolicy.schedulingPolicy.minAvailable MIN). duration= makes kwok complete its pods that
+#   long after they run (lahar.sh/sim-duration).
+make_pytorchjob() {
+  local name="$1" workers="$2" master=1 gpu=1 cpu=1 queue="" duration="" elastic="" priorityclass="" kv
+  shift 2
+  for kv in "$@"; do
+    case "$kv" in
+      master=* | gpu=* | cpu=* | queue=* | duration=* | elastic=* | priorityclass=*) local "${kv%%=*}=${kv#*=}" ;;
+      *) fail "make_pytorchjob: unknown argument $kv" ;;
+    esac
+  done
+  python3 - "$name" "$workers" "$master" "$gpu" "$cpu" "$queue" "$duration" "$elastic" "$priorityclass" >"$T/ptj-$name.json" <<'PY'
+import json, sys
+name, workers, master, gpu, cpu, queue, duration, elastic, pc = sys.argv[1:]
+def replica(n):
+    res = {"cpu": cpu, "memory": "1Gi"}
+    if gpu != "0":
+        res["nvidia.com/gpu"] = gpu
+    tmpl = {"spec": {"containers": [{"name": "pytorch", "image": "registry.example/pytorch-mnist:1.0",
+                                     "resources": {"requests": res, "limits": res}}]}}
+    if duration:
+        tmpl["metadata"] = {"annotations": {"lahar.sh/sim-duration": duration}}
+    return {"replicas": int(n), "restartPolicy": "OnFailure", "template": tmpl}
+specs = {}
+if not elastic and master != "0":
+    specs["Master"] = replica(master)
+specs["Worker"] = replica(workers)
+spec = {"pytorchReplicaSpecs": specs, "runPolicy": {}}
+policy = {}
+if queue:
+    policy["queue"] = queue
+if pc:
+    policy["priorityClass"] = pc
+if elastic:
+    lo, hi = elastic.split(":")
+    spec["elasticPolicy"] = {"minReplicas": int(lo), "maxReplicas": int(hi), "rdzvBackend": "c10d"}
+    policy["minAvailable"] = int(lo)
+if policy:
+    spec["runPolicy"]["schedulingPolicy"] = policy
+print(json.dumps({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": name}, "spec": spec}))
+PY
+  api POST "$PTJ_API" "$(cat "$T/ptj-$name.json")" >/dev/null || fail "could not create PyTorchJob $name: $(cat "$T/ptj-$name.json")"
+}
+# ptj_has_condition NAME TYPE: the PyTorchJob has condition TYPE (Created, Running, Succeeded, ...) True.
+ptj_has_condition() {
+  [ "$(get "$PTJ_API/$1" | q 'any(c.get("type") == a[0] and c.get("status") == "True" for c in get(o, "status.conditions") or [])' "$2")" = true ]
+}
+pg_exists() { api GET "$PG_API/$1" >/dev/null 2>&1; }
+
 # --- cleanup ---------------------------------------------------------------------------------
 cleanup() {
   local rc=$? s
@@ -509,6 +619,7 @@ cleanup() {
     rm -f "$T/$s.pid"
   done
   for s in "${!PROC_PID[@]}"; do kill -9 "${PROC_PID[$s]}" 2>/dev/null; done
+  api DELETE "$PTJ_API" >/dev/null 2>&1
   [ "$(type -t test_cleanup)" = function ] && test_cleanup
   wait 2>/dev/null
   api DELETE "$POD_API?gracePeriodSeconds=0" >/dev/null 2>&1

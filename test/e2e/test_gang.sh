@@ -6,7 +6,7 @@
 
 make_nodes gang 2 cpu=4
 start_scheduler lahar
-make_podgroup job 3
+make_podgroup job 3 "" "{cpu: \"9\"}"
 make_pods job 3 cpu=3
 
 step "only 2 of the 3 pods fit: none is bound, and the PodGroup says why"
@@ -32,3 +32,11 @@ make_nodes gang-extra 1 cpu=4
 wait_until 30 "all 3 pods of job bound" bound_is 3 job-
 wait_until 30 "PodGroup job phase Running" pg_phase_is job Running
 check "no node is overcommitted" no_overcommit
+
+step "/metrics after the session passes Prometheus' own linter (promtool check metrics)"
+command -v promtool >/dev/null || fail "promtool is not installed (hack/install-deps.sh installs Debian's prometheus)"
+http lahar /metrics >"$T/metrics.txt" || fail "could not read /metrics"
+promtool check metrics <"$T/metrics.txt" >"$T/promtool.log" 2>&1 || fail "promtool check metrics found problems:
+$(cat "$T/promtool.log")"
+assert_ge "$(grep -c '^# TYPE' "$T/metrics.txt")" 10 "metric families exposed"
+ok "promtool check metrics: no problems in $(grep -c '^# TYPE' "$T/metrics.txt") metric families"

@@ -72,7 +72,6 @@ start_process kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$
 start_process kube-scheduler "$KUBE_SCHEDULER" --kubeconfig="$LAHAR_KUBECONFIG" \
   --authentication-kubeconfig="$LAHAR_KUBECONFIG" --authorization-kubeconfig="$LAHAR_KUBECONFIG" \
   --leader-elect=false --bind-address=127.0.0.1 --secure-port="$sport" --cert-dir="$T/sched-certs"
-CRD_API=/apis/apiextensions.k8s.io/v1/customresourcedefinitions
 crd_state() { get "$CRD_API/podgroups.scheduling.volcano.sh" | q 'get(o, "metadata.uid") + "/" + str(get(o, "metadata.generation"))'; }
 crd_before="$(crd_state)"
 helm install "$RELEASE" "$CHART" --namespace "$NS" --wait --timeout 120s >"$T/install.log" 2>&1 ||

@@ -118,6 +118,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
   for (const TaskSpec& t : spec.tasks) {
     for (int i = 0; i < t.replicas && counted < spec.min; ++i, ++counted) pg.min_resources += Res(t.requests);
   }
+  if (!spec.min_resources.empty()) pg.min_resources = Res(spec.min_resources);
   for (const TaskSpec& t : spec.tasks) {
     for (int i = 0; i < t.replicas; ++i) {
       Pod pod;

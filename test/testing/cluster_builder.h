@@ -40,6 +40,8 @@ struct TaskSpec {
 struct JobSpec {
   std::string queue = "default";
   int min = 1;
+  // minResources as written ("cpu=4"); empty: the requests of the first `min` pods.
+  std::string min_resources = "";
   std::vector<TaskSpec> tasks;
   std::string priority_class = "";
   std::map<std::string, int32_t, std::less<>> min_task_member = {};
