@@ -158,6 +158,24 @@ TEST_CASE("enqueue: a PodGroup whose pods do not exist yet is admitted by its mi
   CHECK(out.binds.empty());
 }
 
+TEST_CASE("enqueue: a pod-less PodGroup of an idle queue is admitted on what a borrowing queue would give back") {
+  // Queue a borrows all 4 GPUs; b's job has no pods yet (its operator creates them once the
+  // PodGroup is Inqueue): its minResources are b's demand, so b deserves half, and reclaim
+  // could take back the 2 GPUs a holds beyond its half.
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16,nvidia.com/gpu=4");
+  b.Queue("a", 1).Queue("b", 1);
+  b.Job("borrower", {.queue = "a", .min = 2, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=1"}}});
+  for (int i = 0; i < 4; ++i) b.Running(StrCat("borrower-w-", i), "n1");
+  b.Job("owner", {.queue = "b", .min = 2, .min_resources = "cpu=2,nvidia.com/gpu=2", .tasks = {}, .phase = kPending});
+  b.Job("greedy", {.queue = "b", .min = 3, .min_resources = "cpu=3,nvidia.com/gpu=3", .tasks = {}, .phase = kPending});
+  const std::string config = StrCat("actions: \"enqueue, allocate, reclaim\"", kTiers);
+  SessionOutcome out = RunSession(b, config);
+  CHECK(PhaseOf(out, "default/owner") == PodGroupPhase::kInqueue);
+  // 3 more GPUs than b deserves once owner is in: a lends only 2.
+  CHECK(PhaseOf(out, "default/greedy") == kPending);
+}
+
 TEST_CASE("enqueue: a pod without a PodGroup needs no admission") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

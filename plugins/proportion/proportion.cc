@@ -75,8 +75,9 @@ class QueueSharePlugin : public Plugin {
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue == kNoId) continue;
       held_[job.id] = job.allocated;
+      const Resources demand = JobDemand(job);
       for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
-        demands[q].request += job.request;
+        demands[q].request += demand;
         queues_[q].allocated += job.allocated;
       }
     }

@@ -24,6 +24,11 @@ Resources AdmissionRequest(const Session& session, const JobInfo& job) {
   return need;
 }
 
+Resources JobDemand(const JobInfo& job) {
+  if (static_cast<int64_t>(job.tasks.size()) >= job.min_available) return job.request;
+  return job.request.Max(job.min_resources);
+}
+
 namespace {
 
 std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo& job) {

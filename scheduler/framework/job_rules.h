@@ -32,6 +32,12 @@
 
 namespace lahar {
 
+// What the job asks of its queue (the request that caps its queue's deserved share): its
+// unfinished pods' requests; while it has fewer pods than its min, at least its minResources,
+// because operators (Volcano's job controller, Kubeflow's training-operator) create a job's pods
+// only once its PodGroup is admitted, and admission must see the demand to weigh reclaim for it.
+Resources JobDemand(const JobInfo& job);
+
 // Whether allocate, backfill and the evicting actions consider the job at all: it names an
 // existing queue and has been admitted (Inqueue, or Running / Unknown after that).
 bool IsAdmitted(const JobInfo& job);
