@@ -49,7 +49,7 @@ done
 cp /etc/ssl/certs/ca-certificates.crt "$FS/etc/ssl/certs/"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$FS/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$FS/etc/group"
-chown 65532:65532 "$FS/home/nonroot"
+chown 65532:65532 "$FS/home/nonroot" 2>/dev/null || say "warning: not root, /home/nonroot stays owned by $(id -un)"
 cp -R config/examples "$FS/usr/share/lahar/examples"
 cp LICENSE "$FS/usr/share/lahar/LICENSE"
 say "root filesystem in $FS ($(du -sh "$FS" | cut -f1), version $VERSION)"
