@@ -21,6 +21,21 @@ inline void WriteString(JsonWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
+// One key and its value. Named per type: an overload set would send a string literal to the
+// bool one.
+inline void StringField(JsonWriter& w, std::string_view key, std::string_view value) {
+  WriteString(w, key);
+  WriteString(w, value);
+}
+inline void IntField(JsonWriter& w, std::string_view key, int64_t value) {
+  WriteString(w, key);
+  w.Int64(value);
+}
+inline void BoolField(JsonWriter& w, std::string_view key, bool value) {
+  WriteString(w, key);
+  w.Bool(value);
+}
+
 // Resources in canonical units (millicores, bytes, counts), keys sorted by name so the output
 // is stable.
 inline void WriteResources(JsonWriter& w, const Resources& r) {
@@ -33,6 +48,10 @@ inline void WriteResources(JsonWriter& w, const Resources& r) {
     w.Int64(amount);
   }
   w.EndObject();
+}
+inline void ResourcesField(JsonWriter& w, std::string_view key, const Resources& r) {
+  WriteString(w, key);
+  WriteResources(w, r);
 }
 
 }  // namespace lahar

@@ -42,8 +42,7 @@ HttpResponse JsonError(int status, std::string_view message) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  w.Key("error");
-  WriteString(w, message);
+  StringField(w, "error", message);
   w.EndObject();
   return {status, "application/json", std::string(buffer.GetString(), buffer.GetSize())};
 }
@@ -145,30 +144,19 @@ HttpResponse WaitBoard::Queues(const HttpRequest&) const {
   w.StartArray();
   for (const QueueRow& q : queues_) {
     w.StartObject();
-    w.Key("queue");
-    WriteString(w, q.name);
-    w.Key("parent");
-    WriteString(w, q.parent);
-    w.Key("depth");
-    w.Int(q.depth);
-    w.Key("weight");
-    w.Int(q.weight);
-    w.Key("allocated");
-    WriteResources(w, q.allocated);
+    StringField(w, "queue", q.name);
+    StringField(w, "parent", q.parent);
+    IntField(w, "depth", q.depth);
+    IntField(w, "weight", q.weight);
+    ResourcesField(w, "allocated", q.allocated);
     if (q.has_deserved) {
-      w.Key("deserved");
-      WriteResources(w, q.deserved);
-      w.Key("borrowed");
-      WriteResources(w, Positive(q.allocated - q.deserved));
-      w.Key("lent");
-      WriteResources(w, Positive(q.deserved - q.allocated));
+      ResourcesField(w, "deserved", q.deserved);
+      ResourcesField(w, "borrowed", Positive(q.allocated - q.deserved));
+      ResourcesField(w, "lent", Positive(q.deserved - q.allocated));
     }
     w.Key("waiting");
     w.StartObject();
-    for (const auto& [kind, count] : q.waiting_by_kind) {
-      WriteString(w, kind);
-      w.Int(count);
-    }
+    for (const auto& [kind, count] : q.waiting_by_kind) IntField(w, kind, count);
     w.EndObject();
     w.EndObject();
   }

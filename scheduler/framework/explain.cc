@@ -129,27 +129,17 @@ std::string ExplanationJson(const JobExplanation& e) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
-  w.Key("job");
-  WriteString(w, e.job);
-  w.Key("queue");
-  WriteString(w, e.queue);
-  w.Key("phase");
-  WriteString(w, e.phase);
-  w.Key("min");
-  w.Int(e.min);
-  w.Key("placed");
-  w.Int(e.placed);
-  w.Key("pending");
-  w.Int(e.pending);
-  w.Key("waiting");
-  w.Bool(e.waiting);
+  StringField(w, "job", e.job);
+  StringField(w, "queue", e.queue);
+  StringField(w, "phase", e.phase);
+  IntField(w, "min", e.min);
+  IntField(w, "placed", e.placed);
+  IntField(w, "pending", e.pending);
+  BoolField(w, "waiting", e.waiting);
   if (e.waiting) {
-    w.Key("kind");
-    WriteString(w, e.kind);
-    w.Key("reason");
-    WriteString(w, e.reason);
-    w.Key("conditionReason");
-    WriteString(w, e.condition_reason);
+    StringField(w, "kind", e.kind);
+    StringField(w, "reason", e.reason);
+    StringField(w, "conditionReason", e.condition_reason);
   }
   w.Key("whatWouldLetItStart");
   w.StartArray();

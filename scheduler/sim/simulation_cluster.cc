@@ -22,8 +22,7 @@ JsonWriter& Simulation::BeginEvent(std::string_view type) {
   writer_.StartObject();
   writer_.Key("t");
   writer_.Double(Seconds(now_));
-  writer_.Key("type");
-  WriteString(writer_, type);
+  StringField(writer_, "type", type);
   return writer_;
 }
 
@@ -36,18 +35,13 @@ void Simulation::EndEvent() {
 void Simulation::PodEvent(std::string_view type, std::string_view pod, const JobState& job,
                           const PodState& state, std::string_view reason) {
   BeginEvent(type);
-  writer_.Key("pod");
-  WriteString(writer_, pod);
-  writer_.Key("job");
-  WriteString(writer_, job.key);
-  writer_.Key("node");
-  WriteString(writer_, state.node);
+  StringField(writer_, "pod", pod);
+  StringField(writer_, "job", job.key);
+  StringField(writer_, "node", state.node);
   if (!reason.empty()) {
-    writer_.Key("reason");
-    WriteString(writer_, reason);
+    StringField(writer_, "reason", reason);
   }
-  writer_.Key("requests");
-  WriteResources(writer_, state.requests);
+  ResourcesField(writer_, "requests", state.requests);
   EndEvent();
 }
 
@@ -97,14 +91,10 @@ void Simulation::Submit(size_t job_index) {
     job.templates.emplace(spec.pod_tasks[i], &pod);
   }
   BeginEvent("submit");
-  writer_.Key("job");
-  WriteString(writer_, job.key);
-  writer_.Key("queue");
-  WriteString(writer_, job.queue);
-  writer_.Key("min");
-  writer_.Int(job.min);
-  writer_.Key("max");
-  writer_.Int(job.live_pods);
+  StringField(writer_, "job", job.key);
+  StringField(writer_, "queue", job.queue);
+  IntField(writer_, "min", job.min);
+  IntField(writer_, "max", job.live_pods);
   EndEvent();
   // Snapshot pods that were already running stay where they are.
   for (const std::string& name : spec.initially_bound) {
@@ -122,12 +112,10 @@ void Simulation::AddNode(const Node& node) {
   node_allocatable_[node.meta.name] = alloc;
   allocatable_ += alloc;
   BeginEvent("node");
-  writer_.Key("node");
-  WriteString(writer_, node.meta.name);
+  StringField(writer_, "node", node.meta.name);
   writer_.Key("change");
   writer_.String("add");
-  writer_.Key("allocatable");
-  WriteResources(writer_, node.allocatable);
+  ResourcesField(writer_, "allocatable", node.allocatable);
   EndEvent();
 }
 
@@ -151,12 +139,10 @@ void Simulation::RemoveNode(const std::string& name) {
   node_allocatable_.erase(it);
   cache_.DeleteNode(name);
   BeginEvent("node");
-  writer_.Key("node");
-  WriteString(writer_, name);
+  StringField(writer_, "node", name);
   writer_.Key("change");
   writer_.String("remove");
-  writer_.Key("allocatable");
-  WriteResources(writer_, Resources());
+  ResourcesField(writer_, "allocatable", Resources());
   EndEvent();
 }
 
@@ -242,8 +228,7 @@ void Simulation::CompleteJob(size_t job_index) {
   for (const std::string& key : keys) DeletePod(key, /*emit_complete=*/true);
   if (job.spec->scaling.kind == Scaling::Kind::kThroughput) RecordThroughput(job);
   BeginEvent("job-complete");
-  writer_.Key("job");
-  WriteString(writer_, job.key);
+  StringField(writer_, "job", job.key);
   EndEvent();
   size_t slash = job.key.find('/');
   cache_.DeletePodGroup(job.key.substr(0, slash), job.key.substr(slash + 1));
@@ -274,12 +259,10 @@ void Simulation::ApplyScenarioEvent(const SimEvent& event) {
       node.unschedulable = event.kind == SimEvent::Kind::kCordon;
       cache_.UpsertNode(node);
       BeginEvent("node");
-      writer_.Key("node");
-      WriteString(writer_, event.target);
+      StringField(writer_, "node", event.target);
       writer_.Key("change");
       writer_.String(event.kind == SimEvent::Kind::kCordon ? "cordon" : "uncordon");
-      writer_.Key("allocatable");
-      WriteResources(writer_, node.allocatable);
+      ResourcesField(writer_, "allocatable", node.allocatable);
       EndEvent();
       return;
     }
@@ -351,14 +334,11 @@ void Simulation::ApplyScenarioEvent(const SimEvent& event) {
         ++ungated;
       }
       BeginEvent("ungate");
-      writer_.Key("job");
-      WriteString(writer_, job.key);
+      StringField(writer_, "job", job.key);
       if (!event.gate.empty()) {
-        writer_.Key("gate");
-        WriteString(writer_, event.gate);
+        StringField(writer_, "gate", event.gate);
       }
-      writer_.Key("pods");
-      writer_.Int(ungated);
+      IntField(writer_, "pods", ungated);
       EndEvent();
       return;
     }

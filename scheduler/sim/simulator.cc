@@ -81,8 +81,7 @@ void Simulation::RunningChanged(size_t job_index, int delta) {
     job.start = now_;
     job.running_since = now_;
     BeginEvent("job-start");
-    writer_.Key("job");
-    WriteString(writer_, job.key);
+    StringField(writer_, "job", job.key);
     EndEvent();
   } else if (was_running && job.spec->restart_cost > 0 && job.last_restart != now_) {
     // Changing the worker count reloads the last checkpoint: the work since is lost.
@@ -196,10 +195,8 @@ absl::Status Simulation::RunSession() {
   if (!result.binds.empty() || !result.evicts.empty()) {
     changed = true;
     BeginEvent("session");
-    writer_.Key("binds");
-    writer_.Int64(static_cast<int64_t>(result.binds.size()));
-    writer_.Key("evicts");
-    writer_.Int64(static_cast<int64_t>(result.evicts.size()));
+    IntField(writer_, "binds", static_cast<int64_t>(result.binds.size()));
+    IntField(writer_, "evicts", static_cast<int64_t>(result.evicts.size()));
     EndEvent();
   }
   // Queue shares (dominant share of the cluster), sampled when they move.
@@ -251,12 +248,9 @@ void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
   }
   job.reason = reason;
   BeginEvent("waiting");
-  writer_.Key("job");
-  WriteString(writer_, job.key);
-  writer_.Key("kind");
-  WriteString(writer_, WaitKindName(reason.kind));
-  writer_.Key("reason");
-  WriteString(writer_, WaitReasonText(reason));
+  StringField(writer_, "job", job.key);
+  StringField(writer_, "kind", WaitKindName(reason.kind));
+  StringField(writer_, "reason", WaitReasonText(reason));
   EndEvent();
 }
 

@@ -118,18 +118,14 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.EndObject();
   };
   w.StartObject();
-  w.Key("scenario");
-  WriteString(w, record.scenario);
-  w.Key("config");
-  WriteString(w, record.config_label);
+  StringField(w, "scenario", record.scenario);
+  StringField(w, "config", record.config_label);
   w.Key("cluster");
   w.StartObject();
   w.Key("makespan");
   w.Double(f.makespan);
-  w.Key("jobs");
-  w.Int(f.jobs);
-  w.Key("completedJobs");
-  w.Int(f.completed_jobs);
+  IntField(w, "jobs", f.jobs);
+  IntField(w, "completedJobs", f.completed_jobs);
   w.Key("jct");
   figures({{"mean", f.jct_mean}, {"p50", f.jct_p50}, {"p95", f.jct_p95}});
   w.Key("wait");
@@ -154,12 +150,9 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Int(count);
   }
   w.EndObject();
-  w.Key("evictions");
-  w.Int64(f.evictions);
-  w.Key("binds");
-  w.Int64(f.binds);
-  w.Key("sessions");
-  w.Int64(f.sessions);
+  IntField(w, "evictions", f.evictions);
+  IntField(w, "binds", f.binds);
+  IntField(w, "sessions", f.sessions);
   w.Key("sessionMicros");
   figures({{"p50", f.session_p50_micros}, {"p99", f.session_p99_micros}});
   // Wall time per action over the sessions it ran in, so users see which action costs what.
@@ -181,10 +174,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   for (const JobRecord& job : record.jobs) {
     if (!job.submitted) continue;
     w.StartObject();
-    w.Key("job");
-    WriteString(w, job.key);
-    w.Key("queue");
-    WriteString(w, job.queue);
+    StringField(w, "job", job.key);
+    StringField(w, "queue", job.queue);
     w.Key("submit");
     w.Double(Seconds(job.submit));
     w.Key("start");
@@ -195,17 +186,12 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     nullable(job.completed, Seconds(job.end - job.submit));
     w.Key("wait");
     nullable(job.started, Seconds(job.start - job.submit));
-    w.Key("min");
-    w.Int(job.min);
-    w.Key("max");
-    w.Int(job.max);
-    w.Key("evictions");
-    w.Int64(job.evictions);
+    IntField(w, "min", job.min);
+    IntField(w, "max", job.max);
+    IntField(w, "evictions", job.evictions);
     if (!job.started && job.reason) {
-      w.Key("reason");
-      WriteString(w, WaitReasonText(*job.reason));
-      w.Key("reasonKind");
-      WriteString(w, WaitKindName(job.reason->kind));
+      StringField(w, "reason", WaitReasonText(*job.reason));
+      StringField(w, "reasonKind", WaitKindName(job.reason->kind));
     }
     w.Key("avgRunning");
     Millis span = (job.completed ? job.end : record.end) - job.start;
@@ -217,8 +203,7 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
       w.Double(job.useful_gpu_ms / job.gpu_ms);
     }
     if (job.measured) {
-      w.Key("reported");
-      WriteString(w, job.reported);
+      StringField(w, "reported", job.reported);
       w.Key("throughput");
       w.StartArray();
       for (const auto& [t, rate] : job.throughput_series) {
@@ -240,8 +225,7 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   for (const auto& [name, series] : record.queue_shares) queue_names.insert(name);
   for (const std::string& name : queue_names) {
     w.StartObject();
-    w.Key("queue");
-    WriteString(w, name);
+    StringField(w, "queue", name);
     w.Key("averageWait");
     auto waits_it = queue_waits.find(name);
     nullable(waits_it != queue_waits.end(), waits_it != queue_waits.end() ? Mean(waits_it->second) : 0);

@@ -488,6 +488,17 @@ stop_process() {
   log "stopped $1"
 }
 process_alive() { kill -0 "${PROC_PID[$1]:-0}" 2>/dev/null; }
+# start_controller_manager CONTROLLERS: Kubernetes' kube-controller-manager (built by
+# hack/build-control-plane.sh) running only CONTROLLERS (e.g. deployment,replicaset or
+# garbagecollector) against the test cluster.
+start_controller_manager() {
+  local KUBE_CONTROLLER_MANAGER
+  eval "$("$ROOT/hack/build-control-plane.sh" --env kube-controller-manager)"
+  start_process kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$LAHAR_KUBECONFIG" \
+    --authentication-kubeconfig="$LAHAR_KUBECONFIG" --authorization-kubeconfig="$LAHAR_KUBECONFIG" \
+    --controllers="$1" --leader-elect=false --bind-address=127.0.0.1 --secure-port="$(free_port)" \
+    --cert-dir="$T/kcm-certs" --use-service-account-credentials=false
+}
 
 # --- Kubeflow's training-operator --------------------------------------------------------------
 PTJ_API=/apis/kubeflow.org/v1/namespaces/$NS/pytorchjobs
@@ -497,12 +508,10 @@ install_crd() {
   local name
   name="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["name"])' "$1")"
   if ! api GET "$CRD_API/$name" >/dev/null 2>&1; then
-    # From the file: a CRD (half a megabyte) is too long for a command-line argument.
-    local code
-    code="$(curl -sS --max-time 60 --cacert "$LAHAR_API_CA" -H "Authorization: Bearer $LAHAR_API_TOKEN" \
-      -H 'Content-Type: application/yaml' -X POST --data-binary "@$1" -o "$T/crd-post.json" -w '%{http_code}' \
-      "$LAHAR_API_URL$CRD_API")" || fail "could not reach the apiserver to install CRD $name"
-    [ "$code" -lt 400 ] || [ "$code" = 409 ] || fail "could not install CRD $name from $1: HTTP $code: $(head -c 400 "$T/crd-post.json")"
+    # "@FILE": curl reads the body from the file (a CRD, half a megabyte, is too long for an
+    # argument); another test may have installed it in between.
+    api POST "$CRD_API" "@$1" application/yaml >/dev/null || api GET "$CRD_API/$name" >/dev/null ||
+      fail "could not install CRD $name from $1"
   fi
   wait_until 30 "CRD $name is Established" crd_established "$name"
 }
@@ -522,6 +531,8 @@ start_training_operator() {
       '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"training-operator-webhook-cert"}}' >/dev/null ||
     fail "could not create the operator's webhook Secret"
   OPERATOR_PROBE_PORT="$(free_port)"
+  # Readiness is read from this start's lines of the log (a restarted operator appends to it).
+  OPERATOR_LOG_FROM=$(($(wc -l <"$T/training-operator.log" 2>/dev/null || echo 0) + 1))
   start_process training-operator env MY_POD_NAMESPACE="$NS" "$TRAINING_OPERATOR" --kubeconfig="$LAHAR_KUBECONFIG" \
     --gang-scheduler-name=volcano --namespace="$NS" --enable-scheme=pytorchjob --metrics-bind-address=0 \
     --health-probe-bind-address="127.0.0.1:$OPERATOR_PROBE_PORT" --webhook-server-port="$(free_port)" \
@@ -543,7 +554,7 @@ operator_cert_written() {
 }
 operator_ready() {
   [ "$(curl -s --max-time 2 "http://127.0.0.1:$OPERATOR_PROBE_PORT/readyz")" = ok ] &&
-    grep -q 'Starting workers.*pytorchjob' "$T/training-operator.log"
+    tail -n "+$OPERATOR_LOG_FROM" "$T/training-operator.log" | grep -q 'Starting workers.*pytorchjob'
 }
 
 # make_pytorchjob NAME WORKERS [master=1] [gpu=1] [cpu=1] [queue=Q] [duration=DUR]

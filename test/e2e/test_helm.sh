@@ -62,16 +62,11 @@ ok "$(cat "$T/dry.log") objects accepted by a server-side dry run with strict fi
 
 step "helm install: every object created; CRDs already present are left alone"
 make_nodes helm 2 cpu=4
-pki="$E2E_CLUSTER/pki"
-kport="$(free_port)" sport="$(free_port)"
-eval "$("$ROOT/hack/build-control-plane.sh" --env kube-controller-manager kube-scheduler)"
-start_process kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$LAHAR_KUBECONFIG" \
-  --authentication-kubeconfig="$LAHAR_KUBECONFIG" --authorization-kubeconfig="$LAHAR_KUBECONFIG" \
-  --controllers=deployment,replicaset --leader-elect=false --bind-address=127.0.0.1 --secure-port="$kport" \
-  --cert-dir="$T/kcm-certs" --use-service-account-credentials=false
+start_controller_manager deployment,replicaset
+eval "$("$ROOT/hack/build-control-plane.sh" --env kube-scheduler)"
 start_process kube-scheduler "$KUBE_SCHEDULER" --kubeconfig="$LAHAR_KUBECONFIG" \
   --authentication-kubeconfig="$LAHAR_KUBECONFIG" --authorization-kubeconfig="$LAHAR_KUBECONFIG" \
-  --leader-elect=false --bind-address=127.0.0.1 --secure-port="$sport" --cert-dir="$T/sched-certs"
+  --leader-elect=false --bind-address=127.0.0.1 --secure-port="$(free_port)" --cert-dir="$T/sched-certs"
 crd_state() { get "$CRD_API/podgroups.scheduling.volcano.sh" | q 'get(o, "metadata.uid") + "/" + str(get(o, "metadata.generation"))'; }
 crd_before="$(crd_state)"
 helm install "$RELEASE" "$CHART" --namespace "$NS" --wait --timeout 120s >"$T/install.log" 2>&1 ||

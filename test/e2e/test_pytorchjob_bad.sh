@@ -10,11 +10,7 @@ make_nodes gpu 2 cpu=16 gpu=4
 start_training_operator
 start_scheduler lahar --scheduler-name=volcano
 # Kubernetes' garbage collector, so that a deleted PyTorchJob takes its pods and PodGroup with it.
-eval "$("$ROOT/hack/build-control-plane.sh" --env kube-controller-manager)"
-start_process kube-controller-manager "$KUBE_CONTROLLER_MANAGER" --kubeconfig="$LAHAR_KUBECONFIG" \
-  --authentication-kubeconfig="$LAHAR_KUBECONFIG" --authorization-kubeconfig="$LAHAR_KUBECONFIG" \
-  --controllers=garbagecollector --leader-elect=false --bind-address=127.0.0.1 --secure-port="$(free_port)" \
-  --cert-dir="$T/kcm-certs" --use-service-account-credentials=false
+start_controller_manager garbagecollector
 
 step "a job running beside everything that follows"
 make_pytorchjob bystander 1 gpu=1
