@@ -176,6 +176,27 @@ TEST_CASE("enqueue: a pod-less PodGroup of an idle queue is admitted on what a b
   CHECK(PhaseOf(out, "default/greedy") == kPending);
 }
 
+TEST_CASE("enqueue: with preempt configured, lower-priority jobs of the job's queue count as room") {
+  // The node is full of a low-priority job; a high-priority job of the same queue is admitted
+  // only when preempt could take that room for it, never on a job of its own priority.
+  auto cluster = [] {
+    ClusterBuilder b;
+    b.Node("n1", "cpu=4");
+    b.PriorityClass("low", 1).PriorityClass("high", 100);
+    b.Job("low", {.min = 4, .tasks = {{"w", 4, "cpu=1"}}, .priority_class = "low"});
+    for (int i = 0; i < 4; ++i) b.Running(StrCat("low-w-", i), "n1");
+    b.Job("urgent", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}, .priority_class = "high", .phase = kPending});
+    b.Job("peer", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}, .priority_class = "low", .phase = kPending});
+    return b;
+  };
+  ClusterBuilder with = cluster();
+  SessionOutcome out = RunSession(with, StrCat("actions: \"enqueue, allocate, preempt\"", kTiers));
+  CHECK(PhaseOf(out, "default/urgent") == PodGroupPhase::kInqueue);
+  CHECK(PhaseOf(out, "default/peer") == kPending);
+  ClusterBuilder without = cluster();
+  CHECK(PhaseOf(RunSession(without, kEnqueueAllocate), "default/urgent") == kPending);
+}
+
 TEST_CASE("enqueue: a pod without a PodGroup needs no admission") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");
