@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ using JobId = int32_t;
 using NodeId = int32_t;
 using QueueId = int32_t;
 inline constexpr int32_t kNoId = -1;
+
+struct Topology;  // api/topology.h
 
 enum class TaskStatus : uint8_t {
   kPending,    // waiting for a node
@@ -98,6 +101,8 @@ struct JobInfo {
   // and the points it reports, sorted by size.
   bool measured = false;
   std::vector<ThroughputPoint> throughput;
+  // PodGroup spec.networkTopology (spec 3.3), when set.
+  std::optional<NetworkTopology> network_topology;
   // A digest of the job's objects as the cache last received them (PodGroup, pods) and of its
   // last scale time: equal while none of them changed. The phase is not in it.
   uint64_t version = 0;
@@ -209,6 +214,8 @@ struct ClusterSnapshot {
   // Pods (ns/name) whose eviction the apiserver refused lately: never victims until it passes.
   std::set<std::string, std::less<>> eviction_refused;
   Resources total_allocatable;  // over schedulable nodes
+  // The HyperNodes resolved against `nodes` (spec 3.3); null when the cluster has none.
+  std::shared_ptr<const Topology> topology;
   // Per job: the cache's build of the job it was laid out from (0: none). A snapshot built over
   // this one keeps the tasks of a job laid out from the same build at the same place, and only
   // resets what a session changes of them (status and node, see Session::SetTaskStatus).

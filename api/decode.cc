@@ -357,6 +357,22 @@ absl::StatusOr<Pod> DecodePodImpl(const Field& f) {
   return pod;
 }
 
+absl::StatusOr<NetworkTopology> NetworkTopologyImpl(const Field& f) {
+  if (!f.json().IsObject()) return f.Error("expected a map");
+  NetworkTopology topology;
+  ASSIGN_OR_RETURN(std::string mode, f["mode"].String("hard"));
+  if (mode != "hard" && mode != "soft") return f["mode"].Error(StrCat("\"", mode, "\" is neither hard nor soft"));
+  topology.hard = mode == "hard";
+  ASSIGN_OR_RETURN(int64_t tier, f["highestTierAllowed"].Int(0, 0, 1 << 20));
+  topology.highest_tier_allowed = static_cast<int32_t>(tier);
+  ASSIGN_OR_RETURN(topology.highest_tier_name, f["highestTierName"].String());
+  // Kept, not refused: the daemon must still see the PodGroup to tell its job why it waits.
+  if (f["highestTierAllowed"].present() && !topology.highest_tier_name.empty()) {
+    topology.invalid = "networkTopology: highestTierAllowed and highestTierName are both set (at most one may be)";
+  }
+  return topology;
+}
+
 absl::StatusOr<PodGroup> DecodePodGroupImpl(const Field& f) {
   PodGroup pg;
   ASSIGN_OR_RETURN(pg.meta, DecodeMeta(f));
@@ -376,6 +392,9 @@ absl::StatusOr<PodGroup> DecodePodGroupImpl(const Field& f) {
   if (pg.queue.empty()) pg.queue = "default";
   ASSIGN_OR_RETURN(pg.priority_class_name, spec["priorityClassName"].String());
   ASSIGN_OR_RETURN(pg.min_resources, ResourceList(spec["minResources"]));
+  if (spec["networkTopology"].present()) {
+    ASSIGN_OR_RETURN(pg.network_topology, NetworkTopologyImpl(spec["networkTopology"]));
+  }
   ASSIGN_OR_RETURN(std::string phase, f["status"]["phase"].String("Pending"));
   pg.phase = ParsePodGroupPhase(phase);
   return pg;
@@ -453,7 +472,57 @@ absl::StatusOr<PodDisruptionBudget> DecodePodDisruptionBudgetImpl(const Field& f
   return pdb;
 }
 
+absl::StatusOr<HyperNode> DecodeHyperNodeImpl(const Field& f) {
+  HyperNode hn;
+  ASSIGN_OR_RETURN(hn.meta, DecodeMeta(f));
+  const Field spec = f["spec"];
+  if (!spec["tier"].present()) return spec["tier"].Error("missing (the HyperNode's tier, 1 for the lowest)");
+  ASSIGN_OR_RETURN(int64_t tier, spec["tier"].Int(0, 0, 1 << 20));
+  hn.tier = static_cast<int32_t>(tier);
+  ASSIGN_OR_RETURN(hn.tier_name, spec["tierName"].String());
+  RETURN_IF_ERROR(spec["members"].ForEach([&](const Field& m) -> absl::Status {
+    HyperNodeMember member;
+    ASSIGN_OR_RETURN(std::string type, m["type"].String());
+    if (type == "Node") {
+      member.type = HyperNodeMember::Type::kNode;
+    } else if (type == "HyperNode") {
+      member.type = HyperNodeMember::Type::kHyperNode;
+    } else {
+      return m["type"].Error(type.empty() ? "missing (Node or HyperNode)" : StrCat("\"", type, "\" is neither Node nor HyperNode"));
+    }
+    const Field selector = m["selector"];
+    if (selector["exactMatch"].present()) {
+      ASSIGN_OR_RETURN(std::string name, selector["exactMatch"]["name"].String());
+      if (name.empty()) return selector["exactMatch"]["name"].Error("missing");
+      member.exact_name = std::move(name);
+    }
+    if (selector["regexMatch"].present()) {
+      ASSIGN_OR_RETURN(std::string pattern, selector["regexMatch"]["pattern"].String());
+      if (pattern.empty()) return selector["regexMatch"]["pattern"].Error("missing");
+      member.regex = std::move(pattern);
+    }
+    if (selector["labelMatch"].present()) {
+      LabelSelector labels;
+      ASSIGN_OR_RETURN(labels.match_labels, selector["labelMatch"]["matchLabels"].Map());
+      ASSIGN_OR_RETURN(labels.match_expressions,
+                       Requirements(selector["labelMatch"]["matchExpressions"], /*node_selector=*/false));
+      member.label_match = std::move(labels);
+    }
+    hn.members.push_back(std::move(member));
+    return absl::OkStatus();
+  }));
+  return hn;
+}
+
 }  // namespace
+
+absl::StatusOr<HyperNode> DecodeHyperNode(const rapidjson::Value& json) {
+  return WithObjectName(DecodeHyperNodeImpl(Field(&json, "")), "HyperNode", json);
+}
+
+absl::StatusOr<NetworkTopology> DecodeNetworkTopology(const rapidjson::Value& json, std::string_view where) {
+  return NetworkTopologyImpl(Field(&json, std::string(where)));
+}
 
 absl::StatusOr<Node> DecodeNode(const rapidjson::Value& json) {
   return WithObjectName(DecodeNodeImpl(Field(&json, "")), "Node", json);
@@ -492,6 +561,7 @@ absl::StatusOr<KubeObject> DecodeObject(const rapidjson::Value& json) {
   if (kind == "Queue") return DecodeQueue(json);
   if (kind == "PriorityClass") return DecodePriorityClass(json);
   if (kind == "PodDisruptionBudget") return DecodePodDisruptionBudget(json);
+  if (kind == "HyperNode") return DecodeHyperNode(json);
   return absl::NotFoundError(StrCat("kind ", kind, " is not used by the scheduler"));
 }
 

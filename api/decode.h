@@ -15,7 +15,7 @@
 
 namespace lahar {
 
-using KubeObject = std::variant<Node, Pod, PodGroup, Queue, PriorityClass, PodDisruptionBudget>;
+using KubeObject = std::variant<Node, Pod, PodGroup, Queue, PriorityClass, PodDisruptionBudget, HyperNode>;
 
 absl::StatusOr<Node> DecodeNode(const rapidjson::Value& json);
 absl::StatusOr<Pod> DecodePod(const rapidjson::Value& json);
@@ -23,6 +23,9 @@ absl::StatusOr<PodGroup> DecodePodGroup(const rapidjson::Value& json);
 absl::StatusOr<Queue> DecodeQueue(const rapidjson::Value& json);
 absl::StatusOr<PriorityClass> DecodePriorityClass(const rapidjson::Value& json);
 absl::StatusOr<PodDisruptionBudget> DecodePodDisruptionBudget(const rapidjson::Value& json);
+absl::StatusOr<HyperNode> DecodeHyperNode(const rapidjson::Value& json);
+// PodGroup spec.networkTopology at `json`; `where` prefixes error messages (scenario files).
+absl::StatusOr<NetworkTopology> DecodeNetworkTopology(const rapidjson::Value& json, std::string_view where);
 
 // Decodes by `kind`. Kinds Lahar does not schedule with (ConfigMap, Service, ...) give
 // NotFound so callers may skip them; a known kind with a bad field gives InvalidArgument.

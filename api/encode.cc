@@ -18,6 +18,7 @@ constexpr char kCoreApiVersion[] = "v1";
 constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
 constexpr char kSchedulingApiVersion[] = "scheduling.k8s.io/v1";
 constexpr char kPolicyApiVersion[] = "policy/v1";
+constexpr char kTopologyApiVersion[] = "topology.volcano.sh/v1alpha1";
 // ObjectMeta records that deletion started, not when; see encode.h.
 constexpr char kDeletionPlaceholder[] = "1970-01-01T00:00:00Z";
 
@@ -242,6 +243,14 @@ void EncodePodGroup(const PodGroup& group, rapidjson::Value& out, Allocator& all
   AddString(spec, "queue", group.queue, allocator);
   AddNonEmptyString(spec, "priorityClassName", group.priority_class_name, allocator);
   AddResources(spec, "minResources", group.min_resources, allocator);
+  if (group.network_topology) {
+    const NetworkTopology& nt = *group.network_topology;
+    rapidjson::Value topology(rapidjson::kObjectType);
+    AddString(topology, "mode", nt.hard ? "hard" : "soft", allocator);
+    if (nt.highest_tier_allowed > 0) Add(topology, "highestTierAllowed", rapidjson::Value(nt.highest_tier_allowed), allocator);
+    AddNonEmptyString(topology, "highestTierName", nt.highest_tier_name, allocator);
+    Add(spec, "networkTopology", std::move(topology), allocator);
+  }
   Add(out, "spec", std::move(spec), allocator);
 
   rapidjson::Value status(rapidjson::kObjectType);
@@ -304,6 +313,41 @@ void EncodePodDisruptionBudget(const PodDisruptionBudget& pdb, rapidjson::Value&
   }
 }
 
+void EncodeHyperNode(const HyperNode& hypernode, rapidjson::Value& out, Allocator& allocator) {
+  Header(kTopologyApiVersion, "HyperNode", hypernode.meta, out, allocator);
+  rapidjson::Value spec(rapidjson::kObjectType);
+  Add(spec, "tier", rapidjson::Value(hypernode.tier), allocator);
+  AddNonEmptyString(spec, "tierName", hypernode.tier_name, allocator);
+  rapidjson::Value members(rapidjson::kArrayType);
+  for (const HyperNodeMember& m : hypernode.members) {
+    rapidjson::Value member(rapidjson::kObjectType);
+    AddString(member, "type", m.type == HyperNodeMember::Type::kNode ? "Node" : "HyperNode", allocator);
+    rapidjson::Value selector(rapidjson::kObjectType);
+    if (m.exact_name) {
+      rapidjson::Value exact(rapidjson::kObjectType);
+      AddString(exact, "name", *m.exact_name, allocator);
+      Add(selector, "exactMatch", std::move(exact), allocator);
+    }
+    if (m.regex) {
+      rapidjson::Value regex(rapidjson::kObjectType);
+      AddString(regex, "pattern", *m.regex, allocator);
+      Add(selector, "regexMatch", std::move(regex), allocator);
+    }
+    if (m.label_match) {
+      rapidjson::Value labels(rapidjson::kObjectType);
+      AddNonEmptyMap(labels, "matchLabels", m.label_match->match_labels, allocator);
+      if (!m.label_match->match_expressions.empty()) {
+        Add(labels, "matchExpressions", Requirements(m.label_match->match_expressions, allocator), allocator);
+      }
+      Add(selector, "labelMatch", std::move(labels), allocator);
+    }
+    Add(member, "selector", std::move(selector), allocator);
+    members.PushBack(member, allocator);
+  }
+  Add(spec, "members", std::move(members), allocator);
+  Add(out, "spec", std::move(spec), allocator);
+}
+
 void EncodeObject(const KubeObject& object, rapidjson::Value& out, Allocator& allocator) {
   std::visit(
       [&](const auto& o) {
@@ -318,9 +362,11 @@ void EncodeObject(const KubeObject& object, rapidjson::Value& out, Allocator& al
           EncodeQueue(o, out, allocator);
         } else if constexpr (std::is_same_v<T, PriorityClass>) {
           EncodePriorityClass(o, out, allocator);
-        } else {
-          static_assert(std::is_same_v<T, PodDisruptionBudget>);
+        } else if constexpr (std::is_same_v<T, PodDisruptionBudget>) {
           EncodePodDisruptionBudget(o, out, allocator);
+        } else {
+          static_assert(std::is_same_v<T, HyperNode>);
+          EncodeHyperNode(o, out, allocator);
         }
       },
       object);
@@ -331,7 +377,8 @@ std::string EncodeObjectList(const std::vector<const Node*>& nodes,
                              const std::vector<const PodGroup*>& groups,
                              const std::vector<const Queue*>& queues,
                              const std::vector<const PriorityClass*>& priority_classes,
-                             const std::vector<const PodDisruptionBudget*>& disruption_budgets) {
+                             const std::vector<const PodDisruptionBudget*>& disruption_budgets,
+                             const std::vector<const HyperNode*>& hypernodes) {
   rapidjson::Document doc(rapidjson::kObjectType);
   Allocator& allocator = doc.GetAllocator();
   rapidjson::Value items(rapidjson::kArrayType);
@@ -348,6 +395,7 @@ std::string EncodeObjectList(const std::vector<const Node*>& nodes,
   append(queues, EncodeQueue);
   append(priority_classes, EncodePriorityClass);
   append(disruption_budgets, EncodePodDisruptionBudget);
+  append(hypernodes, EncodeHyperNode);
   AddString(doc, "apiVersion", "v1", allocator);
   AddString(doc, "kind", "List", allocator);
   Add(doc, "items", std::move(items), allocator);

@@ -35,6 +35,8 @@ void EncodePriorityClass(const PriorityClass& priority_class, rapidjson::Value& 
                          rapidjson::Document::AllocatorType& allocator);
 void EncodePodDisruptionBudget(const PodDisruptionBudget& pdb, rapidjson::Value& out,
                                rapidjson::Document::AllocatorType& allocator);
+void EncodeHyperNode(const HyperNode& hypernode, rapidjson::Value& out,
+                     rapidjson::Document::AllocatorType& allocator);
 // Dispatches on the alternative held.
 void EncodeObject(const KubeObject& object, rapidjson::Value& out,
                   rapidjson::Document::AllocatorType& allocator);
@@ -52,14 +54,15 @@ std::string FormatTimestamp(int64_t seconds);
 // A `{"apiVersion": "v1", "kind": "List", "items": [...]}` document (indented JSON, which is
 // also YAML) holding the nodes, pods, podgroups, queues, priority classes and disruption budgets
 // in that order and in the order given: what `kubectl get nodes,pods,podgroups,queues,
-// priorityclasses,poddisruptionbudgets -A -o json`
+// priorityclasses,poddisruptionbudgets -A -o json` (then HyperNodes, cluster-scoped)
 // prints, and a snapshot lahar-sim loads (spec 6.2). Null pointers are not allowed.
 std::string EncodeObjectList(const std::vector<const Node*>& nodes,
                              const std::vector<const Pod*>& pods,
                              const std::vector<const PodGroup*>& groups,
                              const std::vector<const Queue*>& queues,
                              const std::vector<const PriorityClass*>& priority_classes,
-                             const std::vector<const PodDisruptionBudget*>& disruption_budgets = {});
+                             const std::vector<const PodDisruptionBudget*>& disruption_budgets = {},
+                             const std::vector<const HyperNode*>& hypernodes = {});
 
 }  // namespace lahar
 

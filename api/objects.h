@@ -93,6 +93,16 @@ struct Pod {
 
 enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
 
+// PodGroup spec.networkTopology (spec 3.3): how close together the job's pods must run.
+struct NetworkTopology {
+  bool hard = true;                  // mode: hard (the default) or soft
+  int32_t highest_tier_allowed = 0;  // 0: unset (tier 1 unless highest_tier_name is set)
+  std::string highest_tier_name;
+  // Why the constraint cannot be honoured as written (both highest tier fields set): the job
+  // waits with it. Empty when sound.
+  std::string invalid;
+};
+
 struct PodGroup {
   ObjectMeta meta;
   int32_t min_member = 1;
@@ -100,6 +110,7 @@ struct PodGroup {
   std::string queue = "default";
   std::string priority_class_name;
   Resources min_resources;
+  std::optional<NetworkTopology> network_topology;
   PodGroupPhase phase = PodGroupPhase::kPending;
 };
 
@@ -154,6 +165,27 @@ struct PodDisruptionBudget {
   bool has_status = false;
   int64_t observed_generation = 0;
   int32_t disruptions_allowed = 0;
+};
+
+// topology.volcano.sh/v1alpha1 HyperNode member: a node or a lower-tier HyperNode, chosen by
+// exactly one selector kind. Every kind written is kept (selector_kinds counts them), so that a
+// member naming two is reported rather than read as one of them.
+struct HyperNodeMember {
+  enum class Type { kNode, kHyperNode } type = Type::kNode;
+  std::optional<std::string> exact_name;
+  std::optional<std::string> regex;
+  std::optional<LabelSelector> label_match;  // Node members only
+  int32_t selector_kinds() const {
+    return (exact_name ? 1 : 0) + (regex ? 1 : 0) + (label_match ? 1 : 0);
+  }
+};
+
+// A network domain (spec 3.3): tier 1 is the lowest (a leaf switch); higher tiers hold lower ones.
+struct HyperNode {
+  ObjectMeta meta;
+  int32_t tier = 0;
+  std::string tier_name;
+  std::vector<HyperNodeMember> members;
 };
 
 std::string_view PodPhaseName(PodPhase phase);

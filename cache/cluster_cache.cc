@@ -1,5 +1,6 @@
 #include "cache/cluster_cache.h"
 
+
 #include <algorithm>
 #include <atomic>
 
@@ -8,6 +9,7 @@
 #include "api/duration.h"
 #include "api/state_hash.h"
 #include "api/strings.h"
+#include "api/topology.h"
 
 namespace lahar {
 namespace {
@@ -95,6 +97,7 @@ ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) 
 void ClusterCache::UpsertNode(Node node) {
   std::string name = node.meta.name;
   auto [it, added] = nodes_.try_emplace(std::move(name));
+  if (!added && it->second.node->meta.labels != node.meta.labels) topology_dirty_ = true;
   it->second.node = std::make_shared<const Node>(std::move(node));
   it->second.version = ++next_version_;
   if (added) ++node_set_version_;
@@ -237,6 +240,40 @@ void ClusterCache::UpsertPodDisruptionBudget(PodDisruptionBudget pdb) {
 void ClusterCache::DeletePodDisruptionBudget(std::string_view namespace_, std::string_view name) {
   auto it = disruption_budgets_.find(StrCat(namespace_, "/", name));
   if (it != disruption_budgets_.end()) disruption_budgets_.erase(it);
+}
+
+void ClusterCache::UpsertHyperNode(HyperNode hypernode) {
+  std::string name = hypernode.meta.name;
+  hypernodes_[std::move(name)] = std::move(hypernode);
+  topology_dirty_ = true;
+}
+
+void ClusterCache::DeleteHyperNode(std::string_view name) {
+  auto it = hypernodes_.find(name);
+  if (it == hypernodes_.end()) return;
+  hypernodes_.erase(it);
+  topology_dirty_ = true;
+}
+
+std::shared_ptr<const Topology> ClusterCache::CurrentTopology() const {
+  if (hypernodes_.empty()) {
+    topology_.reset();
+    return nullptr;
+  }
+  if (topology_ && !topology_dirty_ && topology_node_set_version_ == node_set_version_) return topology_;
+  // Node ids are positions in name order, as Snapshot lays them out.
+  std::vector<NodeInfo> nodes;
+  nodes.reserve(nodes_.size());
+  for (const auto& [name, entry] : nodes_) {
+    NodeInfo info;
+    info.id = static_cast<NodeId>(nodes.size());
+    info.node = entry.node;
+    nodes.push_back(std::move(info));
+  }
+  topology_ = std::make_shared<const Topology>(BuildTopology(HyperNodes(), nodes));
+  topology_dirty_ = false;
+  topology_node_set_version_ = node_set_version_;
+  return topology_;
 }
 
 absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_view node_name) {
@@ -393,6 +430,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     node_ids[ToAbsl(node->meta.name)] = info.id;
   }
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
+  snap.topology = CurrentTopology();
   auto find_node = [&](const std::string& name) -> NodeId {
     auto it = node_ids.find(ToAbsl(name));
     return it == node_ids.end() ? kNoId : it->second;
@@ -552,6 +590,7 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     job.min_available = pg.min_member;
     job.min_task_member = pg.min_task_member;
     job.min_resources = pg.min_resources;
+    job.network_topology = pg.network_topology;
     job.priority_class_name = pg.priority_class_name;
     job.phase = pg.phase;
     job.creation_timestamp = pg.meta.creation_timestamp;
@@ -631,6 +670,13 @@ std::vector<const PriorityClass*> ClusterCache::PriorityClasses() const {
 std::vector<const PodDisruptionBudget*> ClusterCache::PodDisruptionBudgets() const {
   return Collect<decltype(disruption_budgets_), PodDisruptionBudget>(disruption_budgets_,
                                                                      [](const auto& p) { return p.get(); });
+}
+
+std::vector<const HyperNode*> ClusterCache::HyperNodes() const {
+  std::vector<const HyperNode*> out;
+  out.reserve(hypernodes_.size());
+  for (const auto& [name, hypernode] : hypernodes_) out.push_back(&hypernode);
+  return out;
 }
 
 }  // namespace lahar

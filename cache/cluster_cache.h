@@ -37,6 +37,8 @@ class ClusterCache {
   void DeletePriorityClass(std::string_view name);
   void UpsertPodDisruptionBudget(PodDisruptionBudget pdb);
   void DeletePodDisruptionBudget(std::string_view namespace_, std::string_view name);
+  void UpsertHyperNode(HyperNode hypernode);
+  void DeleteHyperNode(std::string_view name);
 
   // Decisions a session made, reflected before the apiserver (or simulator) confirms them,
   // so the next session does not place the same pod twice.
@@ -72,6 +74,10 @@ class ClusterCache {
   std::vector<const Queue*> Queues() const;
   std::vector<const PriorityClass*> PriorityClasses() const;
   std::vector<const PodDisruptionBudget*> PodDisruptionBudgets() const;
+  std::vector<const HyperNode*> HyperNodes() const;
+  // The topology the next snapshot carries (built now if the HyperNodes or nodes changed), or
+  // null without HyperNodes. Its problems are what a feeder reports (log, Event).
+  std::shared_ptr<const Topology> CurrentTopology() const;
 
  private:
   // Everything a snapshot needs from a pod, derived once when the pod changes rather than on
@@ -136,6 +142,12 @@ class ClusterCache {
   std::map<std::string, Queue, std::less<>> queues_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> disruption_budgets_;  // ns/name
+  std::map<std::string, HyperNode, std::less<>> hypernodes_;
+  // Rebuilt when a HyperNode changes (topology_dirty_), a node is added or removed, or node
+  // labels change (labelMatch members read them).
+  mutable std::shared_ptr<const Topology> topology_;
+  mutable bool topology_dirty_ = true;
+  mutable uint64_t topology_node_set_version_ = 0;
   std::map<std::string, int32_t, std::less<>> constraint_classes_;
   std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
   std::map<std::string, Millis, std::less<>> eviction_refused_until_;  // pod key -> until

@@ -4,6 +4,7 @@
 #include "plugins/drf/drf.h"
 #include "plugins/elastic/elastic.h"
 #include "plugins/gang/gang.h"
+#include "plugins/network_topology/network_topology.h"
 #include "plugins/nodeorder/nodeorder.h"
 #include "plugins/overcommit/overcommit.h"
 #include "plugins/pdb/pdb.h"
@@ -31,6 +32,7 @@ absl::Status RegisterBuiltinPlugins(Registry& registry) {
   RETURN_IF_ERROR(registry.RegisterPlugin("predicates", NewPredicatesPlugin, PredicatesArguments()));
   RETURN_IF_ERROR(registry.RegisterPlugin("nodeorder", NewNodeorderPlugin, NodeorderArguments()));
   RETURN_IF_ERROR(registry.RegisterPlugin("binpack", NewBinpackPlugin, BinpackArguments()));
+  RETURN_IF_ERROR(registry.RegisterPlugin("network-topology-aware", NewNetworkTopologyPlugin, NetworkTopologyArguments()));
   return absl::OkStatus();
 }
 

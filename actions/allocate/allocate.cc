@@ -25,17 +25,19 @@ namespace {
 struct Shape {
   int32_t constraint_class;
   const Resources* request;
+  const std::vector<NodeId>* scope;  // the job's domain (Session::JobScope), null: every node
 };
 
 struct ShapeHash {
   size_t operator()(const Shape& s) const {
-    return static_cast<size_t>(StateHash().Add(s.constraint_class).Add(*s.request).value());
+    return static_cast<size_t>(
+        StateHash().Add(s.constraint_class).Add(*s.request).Add(reinterpret_cast<uint64_t>(s.scope)).value());
   }
 };
 
 struct ShapeEq {
   bool operator()(const Shape& a, const Shape& b) const {
-    return a.constraint_class == b.constraint_class && *a.request == *b.request;
+    return a.constraint_class == b.constraint_class && *a.request == *b.request && a.scope == b.scope;
   }
 };
 
@@ -150,9 +152,47 @@ class Allocator {
   // After the first task that fits nowhere the remaining ones are still tried, so the message
   // counts every pod of the min that found no node (tasks of a shape that already failed are not
   // searched again).
+  //
+  // A job with a network-topology constraint (Session::JobDomains) is tried in each domain in
+  // turn, its searches confined to it, until one holds its min; a reason that no other domain
+  // would change (its queue's limit, its gates) ends the tries.
   void AllocateJob(JobInfo& job) {
+    std::optional<DomainCandidates> where = session_.JobDomains(job, /*for_eviction=*/false);
+    if (!where) {
+      if (std::optional<WaitReason> why = TryJob(job)) Wait(job, *std::move(why));
+      return;
+    }
+    for (const std::vector<NodeId>* domain : where->domains) {
+      session_.SetJobScope(job.id, domain);
+      std::optional<WaitReason> why = TryJob(job);
+      if (!why) {
+        if (!where->confine) session_.SetJobScope(job.id, nullptr);
+        return;
+      }
+      if (why->kind != WaitKind::kNoFit) {
+        session_.SetJobScope(job.id, nullptr);
+        Wait(job, *std::move(why));
+        return;
+      }
+    }
+    session_.SetJobScope(job.id, nullptr);
+    if (where->anywhere_after) {
+      if (std::optional<WaitReason> why = TryJob(job)) Wait(job, *std::move(why));
+      return;
+    }
+    Wait(job, where->none_fits());
+  }
+
+  void Wait(const JobInfo& job, WaitReason reason) {
+    LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(reason);
+    session_.SetWaitReason(job.id, std::move(reason));
+  }
+
+  // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,
+  // else why it waits.
+  std::optional<WaitReason> TryJob(JobInfo& job) {
     const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
-    if (tasks.empty()) return;
+    if (tasks.empty()) return std::nullopt;
     const QueueInfo& queue = session_.queue(job.queue);
     auto stmt = std::make_unique<Statement>(session_);
     int placed = 0;
@@ -212,7 +252,7 @@ class Allocator {
                                << " pipelined";
       stmt->Commit();
       KeepJobFailures();
-      return;
+      return std::nullopt;
     }
     if (unplaced == 0 && pipelined > 0 && session_.JobPipelined(job)) {
       LAHAR_LOG(2, "allocate") << "job " << job.key() << ": held, " << pipelined
@@ -221,7 +261,7 @@ class Allocator {
                              TerminatingForReason(session_, job, pipelined, ReleasingTasksOn(session_, pipelined_on)));
       held_.push_back(std::move(stmt));
       KeepJobFailures();
-      return;
+      return std::nullopt;
     }
     stmt->Discard();
     WaitReason reason;
@@ -241,8 +281,7 @@ class Allocator {
                                            job.min_available, " pods: too few pending pods")};
     }
     job_unplaceable_.clear();
-    LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(reason);
-    session_.SetWaitReason(job.id, std::move(reason));
+    return reason;
   }
 
   // A node for `task` on idle resources, else on resources being released (`pipeline` = true),
@@ -257,7 +296,7 @@ class Allocator {
   // if the job's placements then stay. A predicate that is not monotone in node usage
   // (inter-pod affinity) would need this memo dropped.
   NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, Failure*& failure) {
-    const Shape shape{task.constraint_class, &task.request};
+    const Shape shape{task.constraint_class, &task.request, session_.JobScope(task.job)};
     for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
       if (memo->empty()) continue;
       auto it = memo->find(shape);

@@ -41,6 +41,12 @@ class BackfillAction : public Action {
       if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
       std::vector<TaskId> min_tasks = TasksToReachMin(session, job);
       if (!min_tasks.empty()) {
+        // A job that must share one network domain is allocate's to place, domain by domain.
+        if (std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/false);
+            where && !where->anywhere_after) {
+          gang_waiting = true;
+          continue;
+        }
         const bool best_effort = std::all_of(min_tasks.begin(), min_tasks.end(),
                                              [&session](TaskId t) { return session.task(t).best_effort; });
         const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;

@@ -17,10 +17,6 @@ namespace {
 constexpr double kMaxNodeScore = 100;
 constexpr int64_t kMaxWeight = 1'000'000;
 constexpr std::string_view kWeight = "binpack.weight";
-constexpr std::string_view kCpuWeight = "binpack.cpu";
-constexpr std::string_view kMemoryWeight = "binpack.memory";
-constexpr std::string_view kResources = "binpack.resources";
-constexpr std::string_view kResourcePrefix = "binpack.resources.";
 
 class BinpackPlugin : public Plugin {
  public:
@@ -38,32 +34,34 @@ class BinpackPlugin : public Plugin {
 };
 
 // Sets the weight of `id`, replacing an earlier one.
-void SetWeight(BinpackWeights& weights, ResourceId id, int64_t weight) {
-  for (auto& [existing, w] : weights.resources) {
+void SetWeight(std::vector<std::pair<ResourceId, int64_t>>& weights, ResourceId id, int64_t weight) {
+  for (auto& [existing, w] : weights) {
     if (existing == id) {
       w = weight;
       return;
     }
   }
-  weights.resources.emplace_back(id, weight);
+  weights.emplace_back(id, weight);
 }
 
 }  // namespace
 
-absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments) {
-  BinpackWeights weights;
-  ASSIGN_OR_RETURN(weights.weight, arguments.GetInt(kWeight, 1, 0, kMaxWeight));
-  ASSIGN_OR_RETURN(int64_t cpu, arguments.GetInt(kCpuWeight, 1, 0, kMaxWeight));
-  ASSIGN_OR_RETURN(int64_t memory, arguments.GetInt(kMemoryWeight, 1, 0, kMaxWeight));
+absl::StatusOr<std::vector<std::pair<ResourceId, int64_t>>> ParseResourceWeights(const Arguments& arguments,
+                                                                                 std::string_view prefix) {
+  std::vector<std::pair<ResourceId, int64_t>> weights;
+  ASSIGN_OR_RETURN(int64_t cpu, arguments.GetInt(StrCat(prefix, "cpu"), 1, 0, kMaxWeight));
+  ASSIGN_OR_RETURN(int64_t memory, arguments.GetInt(StrCat(prefix, "memory"), 1, 0, kMaxWeight));
   SetWeight(weights, kCpu, cpu);
   SetWeight(weights, kMemory, memory);
 
-  ASSIGN_OR_RETURN(std::string list, arguments.GetString(kResources, ""));
+  const std::string list_key = StrCat(prefix, "resources");
+  const std::string resource_prefix = StrCat(list_key, ".");
+  ASSIGN_OR_RETURN(std::string list, arguments.GetString(list_key, ""));
   std::vector<std::string> listed;
   for (absl::string_view item : absl::StrSplit(list, ',')) {
     const std::string name(absl::StripAsciiWhitespace(item));
     if (name.empty()) continue;
-    const std::string key = StrCat(kResourcePrefix, name);
+    const std::string key = StrCat(resource_prefix, name);
     ASSIGN_OR_RETURN(int64_t weight, arguments.GetInt(key, 1, 0, kMaxWeight));
     SetWeight(weights, InternResource(name), weight);
     listed.push_back(key);
@@ -72,10 +70,17 @@ absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments) {
   // Volcano would silently skip such a weight; here it is named, as a likely slip.
   for (const auto& [key, value] : arguments.values()) {
     const std::string_view k = key;
-    if (k.substr(0, kResourcePrefix.size()) != kResourcePrefix) continue;
+    if (k.substr(0, resource_prefix.size()) != resource_prefix) continue;
     if (std::find(listed.begin(), listed.end(), key) != listed.end()) continue;
-    return arguments.Error(key, StrCat("resource ", k.substr(kResourcePrefix.size()), " is not listed in ", kResources));
+    return arguments.Error(key, StrCat("resource ", k.substr(resource_prefix.size()), " is not listed in ", list_key));
   }
+  return weights;
+}
+
+absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments) {
+  BinpackWeights weights;
+  ASSIGN_OR_RETURN(weights.weight, arguments.GetInt(kWeight, 1, 0, kMaxWeight));
+  ASSIGN_OR_RETURN(weights.resources, ParseResourceWeights(arguments, "binpack."));
   return weights;
 }
 
@@ -99,9 +104,9 @@ double BinpackScore(const TaskInfo& task, const NodeInfo& node, const BinpackWei
 std::vector<ArgumentSpec> BinpackArguments() {
   return {
       {kWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of the binpack score"},
-      {kCpuWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of cpu"},
-      {kMemoryWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of memory"},
-      {kResources, ArgumentKind::kString, "", ArgumentSupport::kHonoured,
+      {"binpack.cpu", ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of cpu"},
+      {"binpack.memory", ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of memory"},
+      {"binpack.resources", ArgumentKind::kString, "", ArgumentSupport::kHonoured,
        "comma-separated further resources to pack"},
       {"binpack.resources.*", ArgumentKind::kInt, "1", ArgumentSupport::kHonoured,
        "weight of a resource listed in binpack.resources"},

@@ -13,6 +13,7 @@
 #define LAHAR_PLUGINS_BINPACK_BINPACK_H_
 
 #include <memory>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,13 @@ struct BinpackWeights {
   int64_t weight = 1;                                     // binpack.weight
   std::vector<std::pair<ResourceId, int64_t>> resources;  // weight per resource (cpu, memory, ...)
 };
+
+// Per-resource weights written as <prefix>cpu, <prefix>memory (default 1 each), <prefix>resources
+// (a comma-separated list of further resources) and <prefix>resources.<name> (default 1; a weight
+// for a resource not listed is an error). binpack's prefix is "binpack.", network-topology-aware's
+// "hypernode.binpack.".
+absl::StatusOr<std::vector<std::pair<ResourceId, int64_t>>> ParseResourceWeights(const Arguments& arguments,
+                                                                                 std::string_view prefix);
 
 // Parses and validates the plugin's arguments.
 absl::StatusOr<BinpackWeights> ParseBinpackWeights(const Arguments& arguments);

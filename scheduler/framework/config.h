@@ -85,7 +85,7 @@ inline constexpr ExtensionPointFlag kExtensionPointFlags[] = {
     {ExtensionPoint::kJobStarving, "enableJobStarving"},
     {ExtensionPoint::kOverused, "enabledOverused"},
     {ExtensionPoint::kAllocatable, "enabledAllocatable"},
-    {ExtensionPoint::kHyperNodeOrder, "enabledHyperNodeOrder", false},
+    {ExtensionPoint::kHyperNodeOrder, "enabledHyperNodeOrder"},
     {ExtensionPoint::kSubJobReady, "enabledSubJobReady", false},
     {ExtensionPoint::kSubJobPipelined, "enabledSubJobPipelined", false},
     {ExtensionPoint::kSubJobOrder, "enabledSubJobOrder", false},

@@ -289,9 +289,15 @@ configurations:
     REQUIRE(config.ok());
     CHECK(config->warnings.size() == c.warnings);
   }
-  // Volcano's CI configuration adds network-topology-aware, which Lahar does not have yet.
-  CHECK_THAT(ErrorOf("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: network-topology-aware\n"),
-             Catch::Contains("plugin \"network-topology-aware\" is a Volcano plugin that Lahar does not support"));
+  // Volcano's configuration of network-topology-aware (its weight and hypernode binpack keys) loads.
+  auto topology = ParseSchedulerConfig(
+      "actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: network-topology-aware\n"
+      "    arguments:\n      weight: 10\n      hypernode.binpack.cpu: 5\n      hypernode.binpack.normal-pod.enable: true\n",
+      BuiltinRegistry());
+  REQUIRE(topology.ok());
+  CHECK(topology->warnings.size() == 1);  // weight: accepted, named
+  CHECK_THAT(ErrorOf("actions: \"enqueue, allocate\"\ntiers:\n- plugins:\n  - name: gang\n  - name: numa-aware\n"),
+             Catch::Contains("plugin \"numa-aware\" is a Volcano plugin that Lahar does not support"));
 }
 
 }  // namespace

@@ -91,6 +91,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   job_update_index_.assign(cluster_.jobs.size(), -1);
   node_version_.assign(cluster_.nodes.size(), 0);
   job_tasks_version_.assign(cluster_.jobs.size(), 0);
+  job_scope_.assign(cluster_.jobs.size(), nullptr);
   memos_.reach_min.resize(cluster_.jobs.size());
   memos_.elastic_workers.resize(cluster_.jobs.size());
 }
@@ -184,6 +185,14 @@ void Session::AddElasticGrowFn(JobTestFn fn) { AddHook(elastic_grow_, ExtensionP
 void Session::AddElasticShedFn(JobCountFn fn) { AddHook(elastic_shed_, ExtensionPoint::kScalable, std::move(fn)); }
 void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
 void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
+void Session::AddJobDomainsFn(JobDomainsFn fn) { AddHook(job_domains_, ExtensionPoint::kHyperNodeOrder, std::move(fn)); }
+
+std::optional<DomainCandidates> Session::JobDomains(const JobInfo& job, bool for_eviction) const {
+  for (const auto& hook : job_domains_) {
+    if (std::optional<DomainCandidates> answer = hook.fn(job, for_eviction)) return answer;
+  }
+  return std::nullopt;
+}
 
 bool Session::JobOrderLess(const JobInfo& l, const JobInfo& r) const {
   int c = CompareByHooks(job_order_, l, r);
@@ -420,10 +429,54 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearc
   return best;
 }
 
+std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
+                                        FitErrors* errors) const {
+  FitResult fit = ResourceFit(task, node, placement);
+  if (!fit.ok() && errors != nullptr) {
+    // A pod that waits for its gates would wait on an empty node too: that is the reason.
+    if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
+  }
+  if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
+    // Name the first short resource only when explaining; the hot path skips the lookup.
+    Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();
+    int short_id = task.request.FirstShortage(free);
+    static thread_local std::string name;
+    name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
+    fit.detail = name;
+    errors->Add(fit);
+    if (short_id >= 0) errors->AddShortage(static_cast<ResourceId>(short_id), task.request.Get(static_cast<ResourceId>(short_id)));
+    return std::nullopt;
+  }
+  if (fit.ok()) fit = Predicate(task, node);
+  if (fit.ok() && elastic) fit = ElasticPredicate(task, node);
+  if (!fit.ok()) {
+    if (errors != nullptr) errors->Add(fit);
+    return std::nullopt;
+  }
+  return NodeScore(task, node);
+}
+
+NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement,
+                               bool elastic, FitErrors* errors) {
+  NodeId best = kNoId;
+  double best_score = 0;
+  for (NodeId id : scope) {
+    std::optional<double> score = Evaluate(task, cluster_.nodes[id], placement, elastic, errors);
+    if (score && (best == kNoId || *score > best_score)) {  // ascending ids: ties keep the lower
+      best = id;
+      best_score = *score;
+    }
+  }
+  return best;
+}
+
 NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors,
                              NodeSearch* search) {
   const size_t n = cluster_.nodes.size();
   if (n == 0) return kNoId;
+  if (const std::vector<NodeId>* scope = job_scope_[task.job]) {
+    return FindBestNodeIn(*scope, task, placement, elastic, errors);
+  }
   NodeSearch& state = search != nullptr ? *search : search_;
   NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
   if (errors == nullptr) {
@@ -444,30 +497,10 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
   size_t examined = 0;
   for (; examined < n && found < want; ++examined) {
     const NodeInfo& node = cluster_.nodes[(start + examined) % n];
-    FitResult fit = ResourceFit(task, node, placement);
-    if (!fit.ok() && errors != nullptr) {
-      // A pod that waits for its gates would wait on an empty node too: that is the reason.
-      if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
-    }
-    if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
-      // Name the first short resource only when explaining; the hot path skips the lookup.
-      Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();
-      int short_id = task.request.FirstShortage(free);
-      static thread_local std::string name;
-      name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
-      fit.detail = name;
-      errors->Add(fit);
-      if (short_id >= 0) errors->AddShortage(static_cast<ResourceId>(short_id), task.request.Get(static_cast<ResourceId>(short_id)));
-      continue;
-    }
-    if (fit.ok()) fit = Predicate(task, node);
-    if (fit.ok() && elastic) fit = ElasticPredicate(task, node);
-    if (!fit.ok()) {
-      if (errors != nullptr) errors->Add(fit);
-      continue;
-    }
+    std::optional<double> evaluated = Evaluate(task, node, placement, elastic, errors);
+    if (!evaluated) continue;
     ++found;
-    double score = NodeScore(task, node);
+    const double score = *evaluated;
     fresh.nodes.push_back(node.id);
     fresh.scores.push_back(score);
     fresh.versions.push_back(node_version_[node.id]);

@@ -14,6 +14,7 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_SESSION_H_
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
@@ -108,6 +109,18 @@ using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& ne
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
     std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
+
+// Network-topology placement (spec 3.3): the domains (node sets) where a job's min may be placed
+// whole, in the order to try them. A hook answers for jobs it has an opinion on.
+struct DomainCandidates {
+  std::vector<const std::vector<NodeId>*> domains;  // sorted node ids each; tried in order
+  bool anywhere_after = false;                       // none holds it: place it anywhere (soft)
+  bool confine = false;  // hard: the job's later pods stay in the domain that took its min
+  // Why the job waits when no domain holds it (hard); called only then.
+  std::function<WaitReason()> none_fits;
+};
+// `for_eviction`: the domains where evictions could make room (not only those with room now).
+using JobDomainsFn = std::function<std::optional<DomainCandidates>(const JobInfo& job, bool for_eviction)>;
 
 // Called when a task starts (allocate, pipeline) or stops (evict, discard) taking resources,
 // so plugins like drf and proportion keep their shares current within the session.
@@ -288,6 +301,7 @@ class Session {
   void AddElasticShedFn(JobCountFn fn);
   void AddElasticPredicateFn(PredicateFn fn);
   void AddEventHandler(EventHandler handler);
+  void AddJobDomainsFn(JobDomainsFn fn);
 
   // ---- Combined queries (from actions) ----
   bool JobOrderLess(const JobInfo& l, const JobInfo& r) const;
@@ -325,6 +339,20 @@ class Session {
   std::vector<TaskId> Preemptable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
   std::vector<TaskId> Reclaimable(const TaskInfo& preemptor, const std::vector<TaskId>& candidates) const;
   bool HasElasticHooks() const;
+  // The first domains hook's answer for `job`, or nullopt (no constraint: place it anywhere).
+  std::optional<DomainCandidates> JobDomains(const JobInfo& job, bool for_eviction) const;
+
+  // ---- Where a job's pods may go ----
+  // Confines every node search for the job's tasks to `nodes` (sorted ids; null: anywhere), as
+  // a hard network-topology constraint does. The pointee must outlive the session.
+  void SetJobScope(JobId job, const std::vector<NodeId>* nodes) { job_scope_[job] = nodes; }
+  const std::vector<NodeId>* JobScope(JobId job) const { return job_scope_[job]; }
+  bool InJobScope(JobId job, NodeId node) const {
+    const std::vector<NodeId>* scope = job_scope_[job];
+    return scope == nullptr || std::binary_search(scope->begin(), scope->end(), node);
+  }
+  // Changes whenever a node's usage or object changes (for plugins that sum over nodes).
+  uint64_t node_version(NodeId node) const { return node_version_[node]; }
 
   // Resources and pod count fit: the check every placement makes, whatever the plugins.
   FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const;
@@ -408,10 +436,18 @@ class Session {
   std::vector<Hook<JobCountFn>> elastic_shed_;
   std::vector<Hook<PredicateFn>> elastic_predicates_;
   std::vector<EventHandler> event_handlers_;
+  std::vector<Hook<JobDomainsFn>> job_domains_;
+  std::vector<const std::vector<NodeId>*> job_scope_;
 
   NodeSearchOptions search_options_;
   NodeSearch search_;  // the actions' searches share it
   std::optional<NodeId> FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape, NodeSearch& search);
+  // The node's score for `task`, or nullopt when it does not fit (counted in `errors`).
+  std::optional<double> Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
+                                 FitErrors* errors) const;
+  // FindBestNode within a job's scope: every node of it examined, no sampling, no cache.
+  NodeId FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement, bool elastic,
+                        FitErrors* errors);
 
   WaitMemo* wait_memo_ = nullptr;
   Millis expiry_ = std::numeric_limits<Millis>::max();

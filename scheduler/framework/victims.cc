@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <queue>
 #include <set>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "api/log.h"
 #include "api/state_hash.h"
 #include "api/strings.h"
+#include "api/topology.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/victim_order.h"
 #include "scheduler/framework/wait_reasons.h"
@@ -59,23 +61,62 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
   VictimOrderCache orders;
   for (JobId id : starving) {
     const JobInfo& job = session.job(id);
-    const std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
-    if (orders.FailsAlike(session, job, key)) {
+    std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
+    const std::pair<int64_t, int64_t> order_key = handler.order_key ? handler.order_key(job) : key;
+    // A job confined to a domain (spec 3.3) fails or fits by its domain, not by its shapes alone:
+    // its failures are kept under a key of its own, which no other job asks about.
+    const std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
+    if (where || session.JobScope(id) != nullptr) {
+      key = {std::numeric_limits<int64_t>::min() + id, 0};
+    } else if (orders.FailsAlike(session, job, key)) {
       LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
       continue;
     }
-    std::optional<VictimPolicy> policy = handler.policy(job);
-    if (!policy) continue;
+    // Plans `job` into `statement`, or nullopt when the handler leaves it alone.
+    auto plan_in = [&](Statement& statement) -> std::optional<VictimPlan> {
+      std::optional<VictimPolicy> policy = handler.policy(job);
+      if (!policy) return std::nullopt;
+      return PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key, order_key);
+    };
+    if (where) {
+      // Every victim from the one domain where the fewest evictions let the min fit; nothing
+      // evicted when no single domain would do.
+      const std::vector<NodeId>* best = nullptr;
+      size_t best_victims = 0;
+      for (const std::vector<NodeId>* domain : where->domains) {
+        session.SetJobScope(id, domain);
+        Statement trial(session);
+        std::optional<VictimPlan> plan = plan_in(trial);
+        trial.Discard();
+        if (!plan) break;
+        if (handler.settled) handler.settled(*plan, /*committed=*/false);
+        if (plan->fits && (best == nullptr || plan->victims.size() < best_victims)) {
+          best = domain;
+          best_victims = plan->victims.size();
+        }
+      }
+      session.SetJobScope(id, best);
+      if (best == nullptr) {
+        LAHAR_LOG(2, action) << job.key() << ": min fits no single domain, nothing evicted";
+        continue;
+      }
+    }
     Statement statement(session);
-    VictimPlan plan = PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key,
-                                         handler.order_key ? std::optional(handler.order_key(job)) : std::nullopt);
+    std::optional<VictimPlan> planned = plan_in(statement);
+    if (!planned) {
+      if (where) session.SetJobScope(id, nullptr);
+      continue;
+    }
+    VictimPlan& plan = *planned;
     if (!plan.fits) {
       statement.Discard();
+      if (where) session.SetJobScope(id, nullptr);
       LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
       if (handler.settled) handler.settled(plan, /*committed=*/false);
       continue;
     }
     statement.Commit();
+    if (where && !where->confine) session.SetJobScope(id, nullptr);
     any_fit = true;
     orders.Committed(session, plan);
     SettleVictims(session, plan);
@@ -124,6 +165,7 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   }
   for (const auto& [queue, deserved] : session.queue_deserved()) hash.Add(queue).Add(deserved);
   for (const std::string& pod : cluster.eviction_refused) hash.Add(pod);
+  if (cluster.topology) hash.Add(cluster.topology->digest);
   // Jobs holding or promised resources (the victims and what they hold), in job order.
   hash.Add(uint64_t{0xa11});
   for (const JobInfo& job : cluster.jobs) {
@@ -358,7 +400,11 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         const VictimOrder& order = ensure_order();
         for (size_t r = 0; r < order.ranked.size() && !next; ++r) {
           const Entry& e = order.ranked[r];
-          if (session.job(e.job).queue == job.queue && !is_taken(e) &&
+          // A job confined to a domain takes its victims there only (spec 3.3).
+          const bool in_scope = std::all_of(e.tasks.begin(), e.tasks.end(), [&](TaskId v) {
+            return session.InJobScope(job.id, session.task(v).node);
+          });
+          if (session.job(e.job).queue == job.queue && !is_taken(e) && in_scope &&
               admissible(static_cast<int32_t>(r), entries_taken(e.job), Resources())) {
             next = static_cast<int32_t>(r);
           }
@@ -393,6 +439,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     std::vector<std::pair<QueueId, Resources>> walk_freed;
     auto visit = [&](NodeId id) {
       const NodeInfo& candidate = session.node(id);
+      if (!session.InJobScope(job.id, id)) return;
       if (!NodeMayFit(session, order, id, task) || !session.Predicate(task, candidate).ok()) return;
       Resources available = candidate.FutureIdle();
       int32_t slots = candidate.FuturePodSlots();

@@ -14,6 +14,7 @@
 #include "api/decode.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "api/topology.h"
 #include "scheduler/sim/scenario_reader.h"
 #include "scheduler/sim/snapshot.h"
 
@@ -249,7 +250,7 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
                                std::vector<PriorityClass>& new_classes) {
   RETURN_IF_ERROR(j.ExpectMap({"name", "namespace", "queue", "submit", "minAvailable", "priorityClass",
                                "duration", "scaling", "restartCost", "cooldown", "terminationGracePeriod",
-                               "preemptable", "tasks"}));
+                               "preemptable", "networkTopology", "tierRate", "tasks"}));
   SimJob job;
   PodGroup& pg = job.group;
   ASSIGN_OR_RETURN(pg.meta.name, j["name"].Str());
@@ -270,6 +271,26 @@ absl::StatusOr<SimJob> ReadJob(const Y& j, const std::map<std::string, int32_t, 
     return j["preemptable"].Error(StrCat("want true or false, got \"", preemptable, "\""));
   }
   if (preemptable == "false") pg.meta.annotations[kPreemptableAnnotation] = "false";
+  if (j["networkTopology"].present()) {
+    const Y nt = j["networkTopology"];
+    RETURN_IF_ERROR(nt.ExpectMap({"mode", "highestTierAllowed", "highestTierName"}));
+    auto decoded = DecodeNetworkTopology(nt.ToJson(), "");
+    if (!decoded.ok()) return nt.Error(FromAbsl(decoded.status().message()));
+    if (!decoded->invalid.empty()) return nt.Error(decoded->invalid);
+    pg.network_topology = *std::move(decoded);
+  }
+  RETURN_IF_ERROR(j["tierRate"].ForEachEntry([&](const std::string& key, const Y& value) -> absl::Status {
+    int32_t tier = 0;
+    if (!absl::SimpleAtoi(key, &tier) || tier < 2) {
+      return value.Error(StrCat("tierRate key \"", key, "\" is not a tier of 2 or above"));
+    }
+    double factor = 0;
+    if (!absl::SimpleAtod(value.ScalarText(), &factor) || !(factor > 0 && factor <= 1)) {
+      return value.Error(StrCat("tierRate factor \"", value.ScalarText(), "\" is not a number in (0, 1]"));
+    }
+    job.tier_rate[tier] = factor;
+    return absl::OkStatus();
+  }));
   if (j["cooldown"].present()) {
     ASSIGN_OR_RETURN(Millis cooldown, j["cooldown"].Duration(0));
     pg.meta.annotations[kElasticCooldownAnnotation] = FormatDuration(cooldown);
@@ -420,7 +441,8 @@ absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
 
 absl::StatusOr<SimInput> LoadScenario(const Y& y) {
   // description: free text (the converters put their command and the trace attribution there).
-  RETURN_IF_ERROR(y.ExpectMap({"name", "description", "schedulePeriod", "scheduler", "nodes", "queues", "jobs", "events"}));
+  RETURN_IF_ERROR(y.ExpectMap({"name", "description", "schedulePeriod", "scheduler", "nodes", "queues", "hypernodes",
+                               "jobs", "events"}));
   SimInput input;
   ASSIGN_OR_RETURN(input.name, y["name"].Str("scenario"));
   ASSIGN_OR_RETURN(input.schedule_period, y["schedulePeriod"].Duration(1000));
@@ -459,6 +481,26 @@ absl::StatusOr<SimInput> LoadScenario(const Y& y) {
       if (!q.broken.empty()) return y["queues"].Error(q.broken);
     }
   }
+  std::set<std::string, std::less<>> hypernode_names;
+  RETURN_IF_ERROR(y["hypernodes"].ForEach([&](const Y& h) -> absl::Status {
+    // The HyperNode's spec as written, plus its name: decoded as the apiserver's object would be.
+    RETURN_IF_ERROR(h.ExpectMap({"name", "tier", "tierName", "members"}));
+    rapidjson::Document object(rapidjson::kObjectType);
+    auto& alloc = object.GetAllocator();
+    rapidjson::Document spec = h.ToJson();
+    const std::string name = h["name"].ScalarText();
+    if (name.empty()) return h.Error("a HyperNode needs a name");
+    spec.RemoveMember("name");
+    rapidjson::Value metadata(rapidjson::kObjectType);
+    metadata.AddMember("name", rapidjson::Value(name.c_str(), alloc), alloc);
+    object.AddMember("metadata", metadata, alloc);
+    object.AddMember("spec", rapidjson::Value(spec, alloc), alloc);
+    auto decoded = DecodeHyperNode(object);
+    if (!decoded.ok()) return h.Error(FromAbsl(decoded.status().message()));
+    if (!hypernode_names.insert(name).second) return h.Error(StrCat("duplicate HyperNode name \"", name, "\""));
+    input.hypernodes.push_back(*std::move(decoded));
+    return absl::OkStatus();
+  }));
   std::map<std::string, int32_t, std::less<>> priority_classes;
   std::set<std::string, std::less<>> job_keys;
   std::map<std::string, std::set<std::string, std::less<>>, std::less<>> job_gates;  // every gate of its pods
@@ -528,11 +570,46 @@ absl::StatusOr<SimInput> ReadSimInput(std::string_view text) {
   return snapshot ? LoadSnapshot(text) : LoadScenario(Y(nonempty[0], ""));
 }
 
+// A topology that does not hold together, or a job's constraint it cannot honour, is a bad file
+// (spec 3.3; the daemon reports the same and goes on). Nodes added by events count as members.
+absl::Status CheckTopology(const SimInput& input) {
+  if (input.hypernodes.empty()) return absl::OkStatus();
+  std::vector<const Node*> all;
+  for (const Node& n : input.nodes) all.push_back(&n);
+  for (const SimEvent& e : input.events) {
+    for (const Node& n : e.nodes) all.push_back(&n);
+  }
+  std::sort(all.begin(), all.end(), [](const Node* a, const Node* b) { return a->meta.name < b->meta.name; });
+  std::vector<NodeInfo> nodes;
+  for (const Node* n : all) {
+    NodeInfo info;
+    info.id = static_cast<NodeId>(nodes.size());
+    info.node = std::make_shared<const Node>(*n);
+    nodes.push_back(std::move(info));
+  }
+  std::vector<const HyperNode*> hypernodes;
+  for (const HyperNode& h : input.hypernodes) hypernodes.push_back(&h);
+  const Topology topology = BuildTopology(std::move(hypernodes), nodes);
+  if (!topology.problems.empty()) return absl::InvalidArgumentError(StrCat("hypernodes: ", topology.problems.front()));
+  for (const SimJob& job : input.jobs) {
+    const auto& nt = job.group.network_topology;
+    if (!nt) continue;
+    const std::string key = StrCat(job.group.meta.namespace_, "/", job.group.meta.name);
+    if (!nt->invalid.empty()) return absl::InvalidArgumentError(StrCat("job ", key, ": ", nt->invalid));
+    if (!nt->highest_tier_name.empty() && topology.TierNamed(nt->highest_tier_name) == 0) {
+      return absl::InvalidArgumentError(StrCat("job ", key, ": networkTopology.highestTierName \"", nt->highest_tier_name,
+                                               "\" is the tierName of no HyperNode"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view source) {
   absl::StatusOr<SimInput> input = ReadSimInput(text);
   if (!input.ok()) return Annotate(input.status(), source);
+  if (absl::Status topology = CheckTopology(*input); !topology.ok()) return Annotate(topology, source);
   if (input->nodes.empty() && input->events.empty()) {
     return Annotate(absl::InvalidArgumentError("the cluster has no nodes"), source);
   }

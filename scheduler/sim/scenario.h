@@ -3,6 +3,7 @@
 #ifndef LAHAR_SCHEDULER_SIM_SCENARIO_H_
 #define LAHAR_SCHEDULER_SIM_SCENARIO_H_
 
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -39,6 +40,9 @@ struct SimJob {
   Scaling scaling;
   Millis restart_cost = 0;
   Millis termination_grace = 0;
+  // tierRate (spec 6.1): rate factor by the tier of the smallest HyperNode holding all its
+  // running pods, for tiers of 2 and above; empty: topology does not slow it.
+  std::map<int32_t, double> tier_rate;
   // Snapshot pods already bound when the simulation starts.
   std::vector<std::string> initially_bound;  // pod names
 };
@@ -63,6 +67,7 @@ struct SimInput {
   std::vector<Queue> queues;
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudget> disruption_budgets;  // snapshot files only
+  std::vector<HyperNode> hypernodes;  // the network topology (spec 3.3)
   std::vector<SimJob> jobs;       // sorted by submit time, then name
   std::vector<Pod> foreign_pods;  // snapshot pods of other schedulers
   std::vector<SimEvent> events;   // sorted by time (stable)

@@ -299,6 +299,7 @@ absl::StatusOr<SimRun> Simulation::Run() {
   for (const Queue& q : input_.queues) cache_.UpsertQueue(q);
   for (const PriorityClass& pc : input_.priority_classes) cache_.UpsertPriorityClass(pc);
   for (const PodDisruptionBudget& pdb : input_.disruption_budgets) cache_.UpsertPodDisruptionBudget(pdb);
+  for (const HyperNode& hypernode : input_.hypernodes) cache_.UpsertHyperNode(hypernode);
   for (const Node& node : input_.nodes) AddNode(node);
   for (const Pod& pod : input_.foreign_pods) {
     cache_.UpsertPod(pod);

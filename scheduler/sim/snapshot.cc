@@ -46,6 +46,9 @@ absl::StatusOr<SimInput> LoadSnapshot(std::string_view text) {
     } else if (auto* pdb = std::get_if<PodDisruptionBudget>(&object)) {
       RETURN_IF_ERROR(unique("PodDisruptionBudget", pdb->meta));
       input.disruption_budgets.push_back(std::move(*pdb));
+    } else if (auto* hypernode = std::get_if<HyperNode>(&object)) {
+      RETURN_IF_ERROR(unique("HyperNode", hypernode->meta));
+      input.hypernodes.push_back(std::move(*hypernode));
     }
   }
   if (input.nodes.empty()) return absl::InvalidArgumentError("snapshot has no nodes");

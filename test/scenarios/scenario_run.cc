@@ -57,6 +57,7 @@ ScenarioOutcome RunScenarioText(const std::string& scenario_text, std::string_vi
       out.start.emplace(doc["job"].GetString(), t);
     } else if (type == "bind") {
       out.binds[doc["job"].GetString()].push_back(t);
+      out.node_of[doc["pod"].GetString()] = doc["node"].GetString();
     } else if (type == "waiting") {
       out.waiting[doc["job"].GetString()].push_back({t, doc["kind"].GetString(), doc["reason"].GetString()});
     } else if (type == "ungate") {

@@ -27,6 +27,7 @@ struct ScenarioOutcome {
   std::vector<ScenarioEviction> evictions;            // in time order
   std::map<std::string, double> start;                // job -> its first job-start
   std::map<std::string, std::vector<double>> binds;   // job -> the times of its binds
+  std::map<std::string, std::string> node_of;         // pod -> the node of its last bind
   std::map<std::string, std::vector<double>> ungates; // job -> the times of its ungate events
   std::map<std::string, double> end;                  // job -> its job-complete
   // job -> (time, running pods after it) at each bind, evict and pod completion

@@ -109,6 +109,7 @@ ClusterBuilder& ClusterBuilder::Job(const std::string& name, const JobSpec& spec
   pg.min_task_member = spec.min_task_member;
   pg.queue = spec.queue;
   pg.priority_class_name = spec.priority_class;
+  pg.network_topology = spec.network_topology;
   pg.phase = spec.phase;
   if (!spec.cooldown.empty()) pg.meta.annotations[kElasticCooldownAnnotation] = spec.cooldown;
   if (!spec.preemptable) pg.meta.annotations[kPreemptableAnnotation] = "false";

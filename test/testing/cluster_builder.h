@@ -50,6 +50,7 @@ struct JobSpec {
   std::string ns = "default";
   bool preemptable = true;                        // false: volcano.sh/preemptable "false"
   std::optional<std::string> throughput = std::nullopt;  // lahar.sh/throughput
+  std::optional<NetworkTopology> network_topology = std::nullopt;  // spec.networkTopology
 };
 
 class ClusterBuilder {

@@ -1,0 +1,256 @@
+#include "plugins/network_topology/network_topology.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "api/quantity.h"
+#include "api/status_macros.h"
+#include "api/strings.h"
+#include "api/topology.h"
+#include "plugins/binpack/binpack.h"
+#include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/session.h"
+
+namespace lahar {
+namespace {
+
+constexpr std::string_view kLabels = "topology.labels";
+constexpr std::string_view kCpuWeight = "hypernode.binpack.cpu";
+constexpr std::string_view kMemoryWeight = "hypernode.binpack.memory";
+constexpr std::string_view kResources = "hypernode.binpack.resources";
+constexpr std::string_view kNormalPods = "hypernode.binpack.normal-pod.enable";
+
+struct Options {
+  std::vector<std::string> label_keys;
+  bool pack_normal_pods = true;
+  std::vector<std::pair<ResourceId, int64_t>> weights;  // default 1 for a resource not listed
+};
+
+std::string Amount(ResourceId id, int64_t amount) { return FormatQuantity(amount, ResourceUnit(id)); }
+
+class NetworkTopologyPlugin : public Plugin {
+ public:
+  explicit NetworkTopologyPlugin(Options options) : options_(std::move(options)) {}
+  std::string_view Name() const override { return "network-topology-aware"; }
+
+  void OnSessionOpen(Session& session) override {
+    session_ = &session;
+    if (session.cluster().topology) {
+      topology_ = session.cluster().topology.get();
+    } else if (!options_.label_keys.empty()) {
+      own_ = BuildLabelTopology(options_.label_keys, session.nodes());
+      topology_ = &own_;
+    }
+    if (topology_ != nullptr) {
+      domain_idle_.assign(topology_->domains.size(), Resources());
+      node_idle_.assign(session.nodes().size(), Resources());
+      node_seen_.assign(session.nodes().size(), UINT64_MAX);
+      ConfineRunningJobs();
+    }
+    session.AddJobDomainsFn([this](const JobInfo& job, bool for_eviction) { return Domains(job, for_eviction); });
+  }
+
+ private:
+  // The tier a hard job may span at most, or a reason it cannot be placed at all.
+  struct TierLimit {
+    int32_t tier = 0;
+    std::optional<WaitReason> invalid;
+  };
+
+  TierLimit AllowedTier(const NetworkTopology& nt) const {
+    if (!nt.invalid.empty()) {
+      return {0, WaitReason{.kind = WaitKind::kInvalid, .subject = "InvalidNetworkTopology", .detail = nt.invalid}};
+    }
+    if (!nt.highest_tier_name.empty()) {
+      const int32_t tier = topology_->TierNamed(nt.highest_tier_name);
+      if (tier == 0) {
+        return {0, WaitReason{.kind = WaitKind::kTopology,
+                              .detail = StrCat("networkTopology.highestTierName \"", nt.highest_tier_name,
+                                               "\" is the tierName of no HyperNode")}};
+      }
+      return {tier, std::nullopt};
+    }
+    return {nt.highest_tier_allowed > 0 ? nt.highest_tier_allowed : 1, std::nullopt};
+  }
+
+  // A hard job that holds nodes stays in the domain of its allowed tier that holds them all.
+  void ConfineRunningJobs() {
+    std::vector<NodeId> nodes;
+    for (const JobInfo& job : session_->jobs()) {
+      if (!job.network_topology || !job.network_topology->hard) continue;
+      nodes.clear();
+      for (TaskId t : job.tasks) {
+        const TaskInfo& task = session_->task(t);
+        if (HoldsNode(task.status) || task.status == TaskStatus::kPipelined) nodes.push_back(task.node);
+      }
+      if (nodes.empty()) continue;
+      const TierLimit limit = AllowedTier(*job.network_topology);
+      if (limit.invalid) continue;
+      const DomainId domain = topology_->WidestWithin(topology_->Enclosing(nodes), limit.tier);
+      if (domain != kNoId) session_->SetJobScope(job.id, &topology_->domains[domain].nodes);
+    }
+  }
+
+  // Brings every domain's idle capacity up to date with the nodes that changed since last asked.
+  void RefreshIdle() {
+    for (const NodeInfo& node : session_->nodes()) {
+      const uint64_t version = session_->node_version(node.id);
+      if (node_seen_[node.id] == version) continue;
+      node_seen_[node.id] = version;
+      Resources idle;
+      if (node.schedulable) {
+        idle = node.Idle();
+        idle.ClampNegativeToZero();
+      }
+      const Resources delta = idle - node_idle_[node.id];
+      node_idle_[node.id] = std::move(idle);
+      for (DomainId d = topology_->leaf_of[node.id]; d != kNoId; d = topology_->domains[d].parent) {
+        domain_idle_[d] += delta;
+      }
+    }
+  }
+
+  int64_t Weight(ResourceId id) const {
+    for (const auto& [resource, weight] : options_.weights) {
+      if (resource == id) return weight;
+    }
+    return 1;
+  }
+
+  // The resource `need` asks most of, as a weighted share of the cluster.
+  ResourceId DominantResource(const Resources& need) const {
+    const Resources& total = session_->cluster().total_allocatable;
+    ResourceId best = kCpu;
+    double best_share = -1;
+    for (const auto& [id, amount] : need.NonZero()) {
+      const int64_t of = total.Get(id);
+      const double share = of > 0 ? static_cast<double>(Weight(id)) * static_cast<double>(amount) / static_cast<double>(of)
+                                  : static_cast<double>(Weight(id));
+      if (share > best_share) {
+        best = id;
+        best_share = share;
+      }
+    }
+    return best;
+  }
+
+  std::optional<DomainCandidates> Domains(const JobInfo& job, bool for_eviction) {
+    const bool constrained = job.network_topology.has_value();
+    if (!constrained && (!options_.pack_normal_pods || topology_ == nullptr)) return std::nullopt;
+    // Placed already: its scope (hard) or nothing (soft) says where its next pods go.
+    if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) + job.Count(TaskStatus::kReleasing) > 0) return std::nullopt;
+    const bool hard = constrained && job.network_topology->hard;
+    DomainCandidates out;
+    out.confine = hard;
+    out.anywhere_after = !hard;
+    if (topology_ == nullptr) {
+      if (!hard) return std::nullopt;
+      out.none_fits = [] {
+        return WaitReason{.kind = WaitKind::kTopology,
+                          .detail = "networkTopology mode hard, but the cluster has no HyperNodes (and no topology.labels)"};
+      };
+      return out;
+    }
+    int32_t limit = topology_->tiers.empty() ? 0 : topology_->tiers.back();
+    if (hard) {
+      TierLimit allowed = AllowedTier(*job.network_topology);
+      if (allowed.invalid) {
+        out.none_fits = [why = *std::move(allowed.invalid)] { return why; };
+        return out;
+      }
+      limit = allowed.tier;
+    }
+    Resources need;
+    for (TaskId t : TasksToReachMin(*session_, job)) need += session_->task(t).request;
+    if (need.IsZero() && !for_eviction) return std::nullopt;
+    const ResourceId dominant = DominantResource(need);
+    RefreshIdle();
+    for (int32_t tier : topology_->tiers) {
+      if (tier > limit) break;
+      std::vector<std::pair<int64_t, DomainId>> fits;  // (left after it, domain): best fit first
+      for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+        const TopologyDomain& domain = topology_->domains[d];
+        if (domain.tier != tier || !domain.broken.empty()) continue;
+        if (!for_eviction && !need.FitsIn(domain_idle_[d])) continue;
+        fits.emplace_back(domain_idle_[d].Get(dominant) - need.Get(dominant), d);
+      }
+      // Domains are in name order within a tier, so equal fits keep it.
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [left, d] : fits) out.domains.push_back(&topology_->domains[d].nodes);
+    }
+    out.none_fits = [this, need, dominant, limit] { return NoDomainReason(need, dominant, limit); };
+    return out;
+  }
+
+  // "needs 16 nvidia.com/gpu within one tier-1 hypernode; the most free is leaf-2 with 12".
+  WaitReason NoDomainReason(const Resources& need, ResourceId dominant, int32_t limit) {
+    RefreshIdle();
+    DomainId most = kNoId;
+    std::string broken;
+    for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+      const TopologyDomain& domain = topology_->domains[d];
+      if (domain.tier > limit) continue;
+      if (!domain.broken.empty()) {
+        if (broken.empty()) broken = StrCat("; HyperNode ", domain.name, " ", domain.broken);
+        continue;
+      }
+      if (most == kNoId || domain_idle_[d].Get(dominant) > domain_idle_[most].Get(dominant)) most = d;
+    }
+    std::string detail = StrCat("needs ", Amount(dominant, need.Get(dominant)), " ", ResourceName(dominant),
+                                " within one tier-", limit, " hypernode; ");
+    if (most == kNoId) {
+      StrAppend(&detail, "there is no sound HyperNode of tier ", limit, " or below");
+    } else {
+      StrAppend(&detail, "the most free is ", topology_->domains[most].name, " with ",
+                Amount(dominant, domain_idle_[most].Get(dominant)));
+    }
+    return WaitReason{.kind = WaitKind::kTopology, .detail = detail + broken};
+  }
+
+  Options options_;
+  Session* session_ = nullptr;
+  Topology own_;  // built from node labels when the cluster has no HyperNodes
+  const Topology* topology_ = nullptr;
+  std::vector<Resources> domain_idle_;
+  std::vector<Resources> node_idle_;
+  std::vector<uint64_t> node_seen_;  // the node version node_idle_ was taken at
+};
+
+}  // namespace
+
+std::vector<ArgumentSpec> NetworkTopologyArguments() {
+  return {
+      {kLabels, ArgumentKind::kString, "", ArgumentSupport::kHonoured,
+       "node label keys, highest tier first, that build the topology when there are no HyperNodes"},
+      {kCpuWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured, "weight of cpu in a job's dominant resource"},
+      {kMemoryWeight, ArgumentKind::kInt, "1", ArgumentSupport::kHonoured,
+       "weight of memory in a job's dominant resource"},
+      {kResources, ArgumentKind::kString, "", ArgumentSupport::kHonoured, "comma-separated resources given a weight"},
+      {"hypernode.binpack.resources.*", ArgumentKind::kInt, "1", ArgumentSupport::kHonoured,
+       "weight of a resource listed in hypernode.binpack.resources"},
+      {kNormalPods, ArgumentKind::kBool, "true", ArgumentSupport::kHonoured,
+       "pack jobs without a constraint into the fullest domains that hold them"},
+      {"hypernode.binpack.normal-pod.fading", ArgumentKind::kNumber, "", ArgumentSupport::kIgnored,
+       "Volcano's fading of normal-pod packing"},
+      {"weight", ArgumentKind::kInt, "1", ArgumentSupport::kIgnored,
+       "Volcano's weight of the hypernode score (Lahar chooses the domain by best fit)"},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewNetworkTopologyPlugin(const Arguments& arguments) {
+  Options options;
+  ASSIGN_OR_RETURN(std::string labels, arguments.GetString(kLabels, ""));
+  for (absl::string_view key : absl::StrSplit(labels, ',')) {
+    const std::string k(absl::StripAsciiWhitespace(key));
+    if (!k.empty()) options.label_keys.push_back(k);
+  }
+  ASSIGN_OR_RETURN(options.pack_normal_pods, arguments.GetBool(kNormalPods, true));
+  ASSIGN_OR_RETURN(options.weights, ParseResourceWeights(arguments, "hypernode.binpack."));
+  return std::make_unique<NetworkTopologyPlugin>(std::move(options));
+}
+
+}  // namespace lahar
