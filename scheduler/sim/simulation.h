@@ -48,6 +48,8 @@ struct JobState : JobRecord {
   Millis gpus_since = 0;
   uint64_t size_version = 0;  // bumped when its running count changes (throughput reports)
   std::vector<ThroughputPoint> reported_points;
+  // tierRate (spec 6.1): its speed while its running pods span the domains they do.
+  double topology_factor = 1;
   bool waiting = false;     // a session gave it a reason (JobRecord::reason) since it last ran
   Millis waiting_since = 0;  // since when that reason holds
 };
@@ -112,6 +114,11 @@ class Simulation {
 
   // Brings a job's progress and running integral up to now_, before its running count changes.
   void SettleJob(JobState& job);
+  // Work per millisecond at its running count and placement (scaling x tierRate factor).
+  double JobRate(const JobState& job) const;
+  // The tier of the smallest HyperNode holding every running pod of the job (0: one node), or
+  // nullopt when none holds them all or there is no topology.
+  std::optional<int32_t> RunningTier(const JobState& job);
   // Recomputes the job's predicted completion after a change.
   void Reschedule(size_t job_index);
   void RunningChanged(size_t job_index, int delta);
@@ -146,6 +153,16 @@ class Simulation {
   ClusterCache cache_;
   WaitMemo wait_memo_;  // carried from session to session
   ClusterSnapshot spent_snapshot_;  // the last session's, whose storage the next one reuses
+  // The cache's topology and its node ids by name, refreshed when it is rebuilt (RunningTier).
+  std::shared_ptr<const Topology> topology_;
+  std::map<std::string, NodeId, std::less<>> topology_node_ids_;
+  // Whole free HyperNodes per tier, as last counted, and since when (RunRecord::free_domains).
+  std::map<int32_t, int> free_domains_now_;
+  Millis free_domains_since_ = 0;
+  std::map<int32_t, std::vector<std::pair<double, int>>> free_domains_;
+  std::map<int32_t, double> free_domain_ms_;
+  // Adds the counts up to now_ to the integral, then counts anew (at every session).
+  void CountFreeDomains();
 
   Millis now_ = 0;
   std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;

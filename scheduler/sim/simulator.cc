@@ -10,6 +10,7 @@
 
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "api/topology.h"
 #include "cache/cluster_cache.h"
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
@@ -52,18 +53,49 @@ void Simulation::SettleJob(JobState& job) {
   if (job.completed) return;
   Millis dt = now_ - job.progress_at;
   if (dt > 0 && job.spec->duration && job.running >= job.min && job.min > 0) {
-    job.progress += job.spec->scaling.Rate(job.running, job.min) * static_cast<double>(dt);
+    job.progress += JobRate(job) * static_cast<double>(dt);
   }
   job.progress_at = now_;
   if (job.started) job.running_integral += static_cast<double>(job.running) * static_cast<double>(now_ - job.running_since);
   job.running_since = now_;
 }
 
+double Simulation::JobRate(const JobState& job) const {
+  return job.spec->scaling.Rate(job.running, job.min) * job.topology_factor;
+}
+
+std::optional<int32_t> Simulation::RunningTier(const JobState& job) {
+  if (input_.hypernodes.empty()) return std::nullopt;
+  std::shared_ptr<const Topology> topology = cache_.CurrentTopology();
+  if (topology == nullptr) return std::nullopt;
+  if (topology != topology_) {
+    topology_ = topology;
+    topology_node_ids_.clear();
+    for (const Node* node : cache_.Nodes()) {
+      topology_node_ids_.emplace(node->meta.name, static_cast<NodeId>(topology_node_ids_.size()));
+    }
+  }
+  std::vector<NodeId> nodes;
+  for (const std::string& key : job.pods) {
+    const PodState& pod = pods_.at(key);
+    if (!pod.bound || pod.releasing) continue;
+    auto id = topology_node_ids_.find(pod.node);
+    if (id == topology_node_ids_.end()) return std::nullopt;
+    nodes.push_back(id->second);
+  }
+  if (nodes.empty()) return std::nullopt;
+  std::sort(nodes.begin(), nodes.end());
+  if (nodes.front() == nodes.back()) return 0;
+  const DomainId domain = topology_->Enclosing(nodes);
+  if (domain == kNoId) return std::nullopt;
+  return topology_->domains[domain].tier;
+}
+
 void Simulation::Reschedule(size_t job_index) {
   JobState& job = jobs_[job_index];
   ++job.completion_version;
   if (job.completed || !job.spec->duration || job.running < job.min || job.min <= 0) return;
-  double rate = job.spec->scaling.Rate(job.running, job.min);
+  double rate = JobRate(job);
   if (rate <= 0) return;
   double remaining = std::max(0.0, static_cast<double>(*job.spec->duration) - job.progress);
   Millis at = now_ + static_cast<Millis>(std::ceil(remaining / rate - 1e-9));
@@ -76,8 +108,18 @@ void Simulation::RunningChanged(size_t job_index, int delta) {
   bool was_running = job.started && job.running >= job.min;
   job.running += delta;
   if (job.waiting && job.running >= job.min) SettleWait(job, /*stop=*/true);
+  const std::optional<int32_t> tier = RunningTier(job);
+  if (!job.spec->tier_rate.empty()) {
+    // The factor of the highest listed tier at or below the one its pods span (none: all tiers).
+    job.topology_factor = 1;
+    const int32_t spanned = tier ? *tier : std::numeric_limits<int32_t>::max();
+    for (const auto& [at, factor] : job.spec->tier_rate) {
+      if (at <= spanned) job.topology_factor = factor;
+    }
+  }
   if (!job.started && job.running >= job.min && job.min > 0) {
     job.started = true;
+    job.tier = tier;
     job.start = now_;
     job.running_since = now_;
     BeginEvent("job-start");
@@ -166,7 +208,39 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
   return absl::OkStatus();
 }
 
+void Simulation::CountFreeDomains() {
+  if (input_.hypernodes.empty()) return;
+  for (const auto& [tier, count] : free_domains_now_) {
+    free_domain_ms_[tier] += static_cast<double>(count) * static_cast<double>(now_ - free_domains_since_);
+  }
+  free_domains_since_ = now_;
+  std::shared_ptr<const Topology> topology = cache_.CurrentTopology();
+  if (topology == nullptr) return;
+  std::vector<bool> busy(cache_.node_count(), false);
+  std::map<std::string_view, NodeId> ids;
+  for (const Node* node : cache_.Nodes()) ids.emplace(node->meta.name, static_cast<NodeId>(ids.size()));
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.bound) continue;
+    if (auto it = ids.find(pod.node); it != ids.end()) busy[it->second] = true;
+  }
+  for (const Pod& pod : input_.foreign_pods) {
+    if (auto it = ids.find(pod.node_name); it != ids.end()) busy[it->second] = true;
+  }
+  std::map<int32_t, int> counts;
+  for (const TopologyDomain& domain : topology->domains) {
+    const bool free = !domain.nodes.empty() && std::none_of(domain.nodes.begin(), domain.nodes.end(),
+                                                            [&](NodeId n) { return busy[n]; });
+    counts[domain.tier] += free ? 1 : 0;
+  }
+  for (const auto& [tier, count] : counts) {
+    auto& series = free_domains_[tier];
+    if (series.empty() || series.back().second != count) series.emplace_back(Seconds(now_), count);
+  }
+  free_domains_now_ = std::move(counts);
+}
+
 absl::Status Simulation::RunSession() {
+  CountFreeDomains();
   ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
                                                                   registry_, &wait_memo_, &spent_snapshot_));
   ++sessions_;
@@ -388,7 +462,7 @@ RunRecord Simulation::TakeRecord() {
     r.gpu_ms += static_cast<double>(job.gpus_held) * static_cast<double>(now_ - job.gpus_since);
     double progress = job.progress;
     if (!job.completed && job.spec->duration && job.running >= job.min && job.min > 0) {
-      progress += job.spec->scaling.Rate(job.running, job.min) * static_cast<double>(now_ - job.progress_at);
+      progress += JobRate(job) * static_cast<double>(now_ - job.progress_at);
     }
     int64_t min_gpus = 0;
     for (size_t i = 0; i < job.spec->pods.size() && static_cast<int32_t>(i) < job.min; ++i) {
@@ -398,6 +472,9 @@ RunRecord Simulation::TakeRecord() {
     r.measured = job.spec->scaling.kind == Scaling::Kind::kThroughput;
     r.reported = FormatThroughput(job.reported_points);
   }
+  CountFreeDomains();
+  record.free_domains = std::move(free_domains_);
+  record.free_domain_ms = std::move(free_domain_ms_);
   record.queue_shares = std::move(queue_shares_);
   record.used_integral = std::move(used_integral_);
   record.allocatable_integral = std::move(allocatable_integral_);

@@ -74,6 +74,8 @@ struct SimFigures {
   std::string most_common_reason;
   // The run ended because nothing could change any more while jobs still waited.
   bool stalled = false;
+  // With a topology: the time-averaged number of whole free HyperNodes, per tier.
+  std::vector<std::pair<int32_t, double>> free_domains;
   double Utilization(std::string_view resource) const;
 };
 

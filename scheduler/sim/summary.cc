@@ -98,6 +98,9 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     f.most_common_reason = text;
   }
   f.stalled = record.stalled && f.never_started > 0;
+  for (const auto& [tier, ms] : record.free_domain_ms) {
+    f.free_domains.emplace_back(tier, record.end > 0 ? ms / static_cast<double>(record.end) : 0.0);
+  }
   f.session_p50_micros = Percentile(record.session_micros, 0.5);
   f.session_p99_micros = Percentile(record.session_micros, 0.99);
 
@@ -142,6 +145,15 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     w.Double(f.gpu_hours);
     w.Key("goodput");
     w.Double(f.goodput);
+  }
+  if (!f.free_domains.empty()) {
+    w.Key("freeDomains");  // per tier: whole free HyperNodes, time-averaged
+    w.StartObject();
+    for (const auto& [tier, mean] : f.free_domains) {
+      WriteString(w, StrCat(tier));
+      w.Double(mean);
+    }
+    w.EndObject();
   }
   w.Key("neverStarted");
   w.StartObject();
@@ -189,6 +201,7 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
     IntField(w, "min", job.min);
     IntField(w, "max", job.max);
     IntField(w, "evictions", job.evictions);
+    if (job.tier) IntField(w, "tier", *job.tier);
     if (!job.started && job.reason) {
       StringField(w, "reason", WaitReasonText(*job.reason));
       StringField(w, "reasonKind", WaitKindName(job.reason->kind));

@@ -36,6 +36,9 @@ struct JobRecord {
   // time per kind (ms, from submission until it reached its min).
   std::optional<WaitReason> reason;
   std::array<double, kWaitKindCount> wait_ms_by_kind{};
+  // With a topology (spec 6.3): the tier of the smallest HyperNode holding all its pods when it
+  // started, 0 on a single node; unset when no HyperNode held them all.
+  std::optional<int32_t> tier;
 };
 
 struct ShareSample {
@@ -55,6 +58,10 @@ struct RunRecord {
   std::map<std::string, std::vector<double>> action_micros;  // action -> wall time per session
   // The run ended because nothing could change any more while jobs still waited.
   bool stalled = false;
+  // With a topology: per tier, whole free HyperNodes (no pod on any of their nodes) over time
+  // (seconds, count at each change) and their time integral (count x ms).
+  std::map<int32_t, std::vector<std::pair<double, int>>> free_domains;
+  std::map<int32_t, double> free_domain_ms;
 };
 
 // Fills `figures` and returns summary.json's text.

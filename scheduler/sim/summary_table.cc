@@ -1,6 +1,7 @@
 #include "scheduler/sim/summary_table.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 
 #include "api/strings.h"
@@ -49,6 +50,18 @@ std::string FormatSummaryTable(std::string_view scenario, const std::vector<SimR
   }
   if (std::any_of(runs.begin(), runs.end(), [](const SimRun& run) { return run.figures.gpu_hours > 0; })) {
     row("GPU goodput", [](const SimFigures& f) { return StrFormat("%.1f%%", 100 * f.goodput); });
+  }
+  std::set<int32_t> tiers;
+  for (const SimRun& run : runs) {
+    for (const auto& [tier, mean] : run.figures.free_domains) tiers.insert(tier);
+  }
+  for (int32_t tier : tiers) {
+    row(StrCat("whole free tier-", tier, " domains"), [tier](const SimFigures& f) {
+      for (const auto& [t, mean] : f.free_domains) {
+        if (t == tier) return StrFormat("%.2f", mean);
+      }
+      return std::string("-");
+    });
   }
   row("binds", [](const SimFigures& f) { return StrCat(f.binds); });
   row("evictions", [](const SimFigures& f) { return StrCat(f.evictions); });

@@ -132,6 +132,27 @@ TEST_CASE("an elastic hard job grows only inside its own leaf") {
   CHECK(most == 4);
 }
 
+TEST_CASE("tierRate slows a spread job exactly, and summary.json names the tier each job started in") {
+  Outcome o = Run("tier_rate.yaml", 10 * kHour);
+  REQUIRE(o.end.count("default/packed") == 1);
+  REQUIRE(o.end.count("default/spread") == 1);
+  REQUIRE(o.end.count("default/wide") == 1);
+  CHECK(o.end["default/packed"] - o.start["default/packed"] == Approx(3600));  // one leaf: full speed
+  CHECK(o.end["default/spread"] - o.start["default/spread"] == Approx(7200));  // one spine: x0.5
+  CHECK(o.end["default/wide"] - o.start["default/wide"] == Approx(14400));     // both spines: x0.25
+  auto tier_of = [&](const std::string& job) {
+    const size_t at = o.summary.find("\"job\":\"default/" + job + "\"");
+    REQUIRE(at != std::string::npos);
+    const size_t next = o.summary.find("\"job\":", at + 1);
+    const std::string record = o.summary.substr(at, next - at);
+    const size_t tier = record.find("\"tier\":");
+    return tier == std::string::npos ? -1 : std::stoi(record.substr(tier + 7));
+  };
+  CHECK(tier_of("packed") == 1);
+  CHECK(tier_of("spread") == 2);
+  CHECK(tier_of("wide") == -1);  // no HyperNode holds it whole
+}
+
 TEST_CASE("a scenario whose topology does not hold together is refused by name") {
   const std::string base = testing::ScenarioText("topology/hard_best_fit.yaml");
   auto replace = [&](const std::string& from, const std::string& to) {
