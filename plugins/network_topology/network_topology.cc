@@ -50,6 +50,19 @@ class NetworkTopologyPlugin : public Plugin {
       node_idle_.assign(session.nodes().size(), Resources());
       node_seen_.assign(session.nodes().size(), UINT64_MAX);
       ConfineRunningJobs();
+      // Placements and releases name their node: only those nodes are summed again. A change
+      // that does not (a task back to pending) asks for a full pass.
+      EventHandler handler;
+      auto touched = [this](const TaskInfo& task) {
+        if (task.node == kNoId) {
+          refresh_all_ = true;
+        } else {
+          dirty_.push_back(task.node);
+        }
+      };
+      handler.on_allocate = touched;
+      handler.on_deallocate = touched;
+      session.AddEventHandler(std::move(handler));
     }
     session.AddJobDomainsFn([this](const JobInfo& job, bool for_eviction) { return Domains(job, for_eviction); });
   }
@@ -97,22 +110,32 @@ class NetworkTopologyPlugin : public Plugin {
 
   // Brings every domain's idle capacity up to date with the nodes that changed since last asked.
   void RefreshIdle() {
-    for (const NodeInfo& node : session_->nodes()) {
-      const uint64_t version = session_->node_version(node.id);
-      if (node_seen_[node.id] == version) continue;
-      node_seen_[node.id] = version;
-      Resources idle;
-      if (node.schedulable) {
-        idle = node.Idle();
-        idle.ClampNegativeToZero();
-      }
-      const Resources delta = idle - node_idle_[node.id];
-      node_idle_[node.id] = std::move(idle);
-      for (DomainId d = topology_->leaf_of[node.id]; d != kNoId; d = topology_->domains[d].parent) {
-        domain_idle_[d] += delta;
-      }
+    if (!refresh_all_) {
+      for (NodeId id : dirty_) RefreshNode(session_->node(id));
+      dirty_.clear();
+      return;
+    }
+    refresh_all_ = false;
+    dirty_.clear();
+    for (const NodeInfo& node : session_->nodes()) RefreshNode(node);
+  }
+
+  void RefreshNode(const NodeInfo& node) {
+    const uint64_t version = session_->node_version(node.id);
+    if (node_seen_[node.id] == version) return;
+    node_seen_[node.id] = version;
+    Resources idle;
+    if (node.schedulable) {
+      idle = node.Idle();
+      idle.ClampNegativeToZero();
+    }
+    const Resources delta = idle - node_idle_[node.id];
+    node_idle_[node.id] = std::move(idle);
+    for (DomainId d = topology_->leaf_of[node.id]; d != kNoId; d = topology_->domains[d].parent) {
+      domain_idle_[d] += delta;
     }
   }
+
 
   int64_t Weight(ResourceId id) const {
     for (const auto& [resource, weight] : options_.weights) {
@@ -218,6 +241,8 @@ class NetworkTopologyPlugin : public Plugin {
   std::vector<Resources> domain_idle_;
   std::vector<Resources> node_idle_;
   std::vector<uint64_t> node_seen_;  // the node version node_idle_ was taken at
+  std::vector<NodeId> dirty_;        // nodes a task moved onto or off since the last refresh
+  bool refresh_all_ = true;
 };
 
 }  // namespace

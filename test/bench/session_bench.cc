@@ -258,8 +258,78 @@ double Since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// With --topology N (issue 16): `nodes` nodes of 8 GPUs in three tiers of HyperNodes (leaves of
+// 8 nodes, spines of 8 leaves, one tier-3 domain per 8 spines) and N admitted gangs of 8 pods x
+// 4 GPUs, each with networkTopology hard at tier 1, placed by the default configuration plus
+// network-topology-aware. The baseline is the same session over the same gangs without the
+// constraint, the HyperNodes or the plugin.
+int TopologyMain(int nodes, int gangs, int repeat) {
+  auto build = [&](bool topology) {
+    ClusterCache cache;
+    for (int i = 0; i < nodes; ++i) AddNode(cache, i, Make(64000, 512, 8));
+    AddQueues(cache, 4);
+    if (topology) {
+      auto member = [](HyperNodeMember::Type type, std::string name) {
+        HyperNodeMember m;
+        m.type = type;
+        m.exact_name = std::move(name);
+        return m;
+      };
+      const int leaves = (nodes + 7) / 8, spines = (leaves + 7) / 8;
+      for (int l = 0; l < leaves; ++l) {
+        HyperNode leaf;
+        leaf.meta.name = StrFormat("leaf-%04d", l);
+        leaf.tier = 1;
+        for (int i = 8 * l; i < std::min(nodes, 8 * l + 8); ++i) {
+          leaf.members.push_back(member(HyperNodeMember::Type::kNode, StrFormat("node-%05d", i)));
+        }
+        cache.UpsertHyperNode(std::move(leaf));
+      }
+      for (int sp = 0; sp < spines; ++sp) {
+        HyperNode spine;
+        spine.meta.name = StrFormat("spine-%03d", sp);
+        spine.tier = 2;
+        for (int l = 8 * sp; l < std::min(leaves, 8 * sp + 8); ++l) {
+          spine.members.push_back(member(HyperNodeMember::Type::kHyperNode, StrFormat("leaf-%04d", l)));
+        }
+        cache.UpsertHyperNode(std::move(spine));
+      }
+      for (int c = 0; c < (spines + 7) / 8; ++c) {
+        HyperNode core;
+        core.meta.name = StrFormat("core-%02d", c);
+        core.tier = 3;
+        for (int sp = 8 * c; sp < std::min(spines, 8 * c + 8); ++sp) {
+          core.members.push_back(member(HyperNodeMember::Type::kHyperNode, StrFormat("spine-%03d", sp)));
+        }
+        cache.UpsertHyperNode(std::move(core));
+      }
+    }
+    for (int g = 0; g < gangs; ++g) {
+      const std::string name = StrFormat("gang-%05d", g);
+      AddGang(cache, name, StrCat("queue-", g % 4), 8, Make(4000, 32, 4), "");
+      if (topology) {
+        PodGroup pg = *cache.FindPodGroup(StrCat("bench/", name));
+        pg.network_topology = NetworkTopology{.hard = true, .highest_tier_allowed = 1, .highest_tier_name = "", .invalid = ""};
+        cache.UpsertPodGroup(std::move(pg));
+      }
+    }
+    return cache;
+  };
+  const std::string with_plugin = StrCat(DefaultSchedulerConfigYaml(), "  - name: network-topology-aware\n");
+  ClusterCache topology_cache = build(true);
+  ClusterCache plain_cache = build(false);
+  auto [session, result] = BestSession(topology_cache, with_plugin, repeat);
+  auto [baseline, plain] = BestSession(plain_cache, DefaultSchedulerConfigYaml(), repeat);
+  std::printf("cluster: %d nodes of 8 GPUs in 3 tiers of HyperNodes (8 nodes per leaf), %d hard tier-1 gangs of 8 x 4 GPUs\n",
+              nodes, gangs);
+  std::printf("session:   %.1f ms, %zu pods bound (best of %d)\n", session * 1e3, result.binds.size(), repeat);
+  std::printf("baseline:  %.1f ms, %zu pods bound, without topology\n", baseline * 1e3, plain.binds.size());
+  std::printf("ratio:     %.2fx the session without topology\n", session / baseline);
+  return result.binds.size() == static_cast<size_t>(gangs) * 8 ? 0 : 2;
+}
+
 int Main(int argc, char** argv) {
-  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0, backlog = 0;
+  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0, backlog = 0, topology = 0;
   std::string config_text(DefaultSchedulerConfigYaml());
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--config")) {  // another configuration, e.g. without reclaim
@@ -273,7 +343,9 @@ int Main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--starving")) starving = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--backlog")) backlog = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--topology")) topology = std::atoi(argv[i + 1]);
   }
+  if (topology > 0) return TopologyMain(nodes, topology, repeat);
   if (backlog > 0) return BacklogMain(nodes, backlog, repeat, config_text);
   if (starving > 0) return StarvingMain(nodes, starving, repeat, config_text);
   ClusterCache cache;
