@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves that a real kube-apiserver accepts Lahar's deployment manifests (config/) and that the
-# PodGroup / Queue CRDs (config/crd/) behave like Volcano's for the objects Lahar reads and
-# writes.
+# PodGroup / Queue / HyperNode CRDs (config/crd/) behave like Volcano's for the objects Lahar
+# reads and writes.
 #
 # Usage: hack/check-manifests.sh DIR
 #   DIR is a cluster started by `hack/local-cluster.sh up DIR` (which installs config/crd/*.yaml);
@@ -21,10 +21,11 @@
 #     ConfigMap, leader-election namespace and probes, Service selecting the pods, ...);
 #  4. RBAC, created for real: SubjectAccessReviews for everything the scheduler needs (allowed)
 #     and a sample of what it must not do (denied);
-#  5. a Volcano-style Queue and PodGroup with every spec field, created with strict field
-#     validation and read back unchanged; defaults; status written through the /status
+#  5. a Volcano-style Queue, PodGroup and HyperNode with every spec field, created with strict
+#     field validation and read back unchanged; defaults; status written through the /status
 #     subresource while impersonating the scheduler's ServiceAccount; printer columns;
-#  6. invalid objects (minMember "abc", quantity "1.5.3", ...) refused by the schema.
+#  6. invalid objects (minMember "abc", quantity "1.5.3", a HyperNode member with two selector
+#     kinds, ...) refused by the schema.
 # The test objects of 5 and 6 are deleted at the end; the RBAC objects of 4 are left in place.
 #
 # Prints one line per check and `check-manifests: N checks passed`; on any failure it says
@@ -214,9 +215,10 @@ EOF
 section "CRDs (config/crd/, installed by hack/local-cluster.sh)"
 split_docs "$WORK/crd" "$ROOT"/config/crd/*.yaml
 CRD=/apis/apiextensions.k8s.io/v1/customresourcedefinitions
-# crd_check NAME SCOPE SHORTNAMES(comma) COLUMNS(comma)
+# crd_check NAME SCOPE SHORTNAMES(comma) COLUMNS(comma) [VERSION, default v1beta1]; the group is
+# NAME's part after the first dot.
 crd_check() {
-  local name="$1" scope="$2" short="$3" cols="$4" doc="" d rv
+  local name="$1" scope="$2" short="$3" cols="$4" version="${5:-v1beta1}" group="${1#*.}" doc="" d rv
   for d in "$WORK"/crd/*; do
     [ "$(doc_field "$d" kind)" = CustomResourceDefinition ] && [ "$(doc_field "$d" name)" = "$name" ] && doc="$d"
   done
@@ -236,10 +238,10 @@ crd_check() {
   cp "$BODY" "$WORK/lahar-crd.json"
   jcheck "$file is what is installed (else: hack/local-cluster.sh down, then up, to reinstall)" \
     "same(d['spec'], json.load(open('$WORK/installed.json'))['spec'])"
-  jcheck "$name: group scheduling.volcano.sh, scope $scope, shortNames $short" \
-    "note(d['spec']['names']) and d['spec']['group'] == 'scheduling.volcano.sh' and d['spec']['scope'] == '$scope' and d['spec']['names']['shortNames'] == '$short'.split(',')"
-  jcheck "$name: only v1beta1, served and storage, with the status subresource" \
-    "note(d['spec']['versions']) and [(v['name'], v['served'], v['storage'], 'status' in v.get('subresources', {})) for v in d['spec']['versions']] == [('v1beta1', True, True, True)]"
+  jcheck "$name: group $group, scope $scope, shortNames $short" \
+    "note(d['spec']['names']) and d['spec']['group'] == '$group' and d['spec']['scope'] == '$scope' and d['spec']['names']['shortNames'] == '$short'.split(',')"
+  jcheck "$name: only $version, served and storage, with the status subresource" \
+    "note(d['spec']['versions']) and [(v['name'], v['served'], v['storage'], 'status' in v.get('subresources', {})) for v in d['spec']['versions']] == [('$version', True, True, True)]"
   jcheck "$name: printer columns $cols (as Volcano's)" \
     "note(d['spec']['versions'][0].get('additionalPrinterColumns')) and [c['name'] for c in d['spec']['versions'][0].get('additionalPrinterColumns', [])] == '$cols'.split(',')"
   volcano_schema_check "$name" "$rv" "$file"
@@ -298,11 +300,16 @@ EOF
 }
 crd_check podgroups.scheduling.volcano.sh Namespaced pg,podgroup-v1beta1 STATUS,minMember,RUNNINGS,AGE,QUEUE
 crd_check queues.scheduling.volcano.sh Cluster q,queue-v1beta1 PARENT
+crd_check hypernodes.topology.volcano.sh Cluster hn Tier,TierName,NodeCount,Age v1alpha1
 
 api GET /apis/scheduling.volcano.sh/v1beta1
 expect "discovery: /apis/scheduling.volcano.sh/v1beta1 is served" 200
 jcheck "discovery: podgroups (namespaced, PodGroup, pg), queues (cluster, Queue, q) and both /status" \
   'note(sorted(r["name"] for r in d["resources"])) and (lambda r: r["podgroups"]["namespaced"] and r["podgroups"]["kind"] == "PodGroup" and "pg" in r["podgroups"]["shortNames"] and not r["queues"]["namespaced"] and r["queues"]["kind"] == "Queue" and "q" in r["queues"]["shortNames"] and "podgroups/status" in r and "queues/status" in r)({x["name"]: x for x in d["resources"]})'
+api GET /apis/topology.volcano.sh/v1alpha1
+expect "discovery: /apis/topology.volcano.sh/v1alpha1 is served" 200
+jcheck "discovery: hypernodes (cluster, HyperNode, hn)" \
+  'note(d["resources"]) and (lambda r: not r["hypernodes"]["namespaced"] and r["hypernodes"]["kind"] == "HyperNode" and "hn" in r["hypernodes"]["shortNames"])({x["name"]: x for x in d["resources"]})'
 
 # ===========================================================================================
 section "config/*.yaml: server-side dry run of every document"
@@ -438,7 +445,7 @@ perms true \
   "get,list,watch core nodes" "get,list,watch core pods" \
   "get,list,watch scheduling.k8s.io priorityclasses" \
   "get,list,watch scheduling.volcano.sh podgroups" "get,list,watch scheduling.volcano.sh queues" \
-  "get,list,watch policy poddisruptionbudgets" \
+  "get,list,watch policy poddisruptionbudgets" "get,list,watch topology.volcano.sh hypernodes" \
   "create core pods/binding team-a" "create core pods/eviction team-a" \
   "patch,update core pods/status team-a" \
   "update,patch scheduling.volcano.sh podgroups/status team-a" "update,patch scheduling.volcano.sh queues/status" \
@@ -453,6 +460,7 @@ perms false \
   "create core pods/exec team-a" "update core nodes/status" \
   "list,watch,delete coordination.k8s.io leases lahar-system" "get,create,update coordination.k8s.io leases kube-system" \
   "create,update policy poddisruptionbudgets team-a" "create scheduling.k8s.io priorityclasses" \
+  "create,update,patch,delete topology.volcano.sh hypernodes" "update,patch topology.volcano.sh hypernodes/status" \
   "get,list core events team-a" "update,delete core events team-a"
 
 # ===========================================================================================
@@ -587,6 +595,25 @@ req <<EOF
 EOF
 create "Kubernetes quantities accepted in minResources: 500m 1.5 4Gi 1e3 2k 0.5 +1 .5 1E-3 100Ki 7 and the integer 8" "$PG"
 
+HN=/apis/topology.volcano.sh/v1alpha1/hypernodes
+HNN="lahar-check-hn-$SUF"
+req <<EOF
+{"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"$HNN"},
+ "spec":{"tier":1,"tierName":"leaf","members":[
+  {"type":"Node","selector":{"exactMatch":{"name":"node-1"}}},
+  {"type":"Node","selector":{"regexMatch":{"pattern":"^gpu-[0-7]$"}}},
+  {"type":"Node","selector":{"labelMatch":{"matchLabels":{"rack":"r1"},
+    "matchExpressions":[{"key":"zone","operator":"In","values":["a","b"]}]}}}]}}
+EOF
+cp "$REQ" "$WORK/hn.json"
+if create "HyperNode $HNN with tier, tierName and a member of each selector kind" "$HN"; then
+  api GET "$HN/$HNN"
+  jcheck "HyperNode $HNN reads back with its spec unchanged" "same(d['spec'], json.load(open('$WORK/hn.json'))['spec'])"
+  ACCEPT='application/json;as=Table;v=v1;g=meta.k8s.io' api GET "$HN/$HNN"
+  jcheck "kubectl get hn: columns NAME Tier TierName NodeCount Age = $HNN 1 leaf" \
+    "note(d['rows'][0]['cells']) and [c['name'] for c in d['columnDefinitions']] == ['Name', 'Tier', 'TierName', 'NodeCount', 'Age'] and [str(c) for c in d['rows'][0]['cells'][:3]] == ['$HNN', '1', 'leaf']"
+fi
+
 # ===========================================================================================
 section "invalid objects are refused by the schema"
 # bad_pg DESCRIPTION FIELD SPEC-JSON: a PodGroup with this spec is refused, naming FIELD.
@@ -617,6 +644,21 @@ bad_q 'capability cpu "1.5.3"' spec.capability.cpu '{"weight":1,"capability":{"c
 bad_q 'deserved memory "-"' spec.deserved.memory '{"weight":1,"deserved":{"memory":"-"}}'
 bad_q 'guarantee.resource nvidia.com/gpu "2 GPUs"' spec.guarantee.resource.nvidia.com/gpu '{"weight":1,"guarantee":{"resource":{"nvidia.com/gpu":"2 GPUs"}}}'
 bad_q 'reclaimable "no"' spec.reclaimable '{"weight":1,"reclaimable":"no"}'
+# bad_hn DESCRIPTION FIELD SPEC-JSON: a HyperNode with this spec is refused, naming FIELD.
+bad_hn() {
+  req <<EOF
+{"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"lahar-check-bad-hn-$SUF"},"spec":$3}
+EOF
+  refused "HyperNode $1" POST "$HN" application/json "$2"
+}
+bad_hn 'without tier' spec.tier '{"members":[{"type":"Node","selector":{"exactMatch":{"name":"n1"}}}]}'
+bad_hn 'tier -1' spec.tier '{"tier":-1,"members":[{"type":"Node","selector":{"exactMatch":{"name":"n1"}}}]}'
+bad_hn 'member type Switch' 'spec.members[0].type' '{"tier":1,"members":[{"type":"Switch","selector":{"exactMatch":{"name":"n1"}}}]}'
+bad_hn 'member selector naming two kinds' 'Only one of ExactMatch, RegexMatch, or LabelMatch' \
+  '{"tier":1,"members":[{"type":"Node","selector":{"exactMatch":{"name":"n1"},"regexMatch":{"pattern":"^n"}}}]}'
+bad_hn 'member selector naming no kind' 'Either ExactMatch or RegexMatch or LabelMatch' '{"tier":1,"members":[{"type":"Node","selector":{}}]}'
+bad_hn 'exactMatch name "Not_A_Name"' 'spec.members[0].selector.exactMatch.name' \
+  '{"tier":1,"members":[{"type":"Node","selector":{"exactMatch":{"name":"Not_A_Name"}}}]}'
 req <<<'{"status":{"running":"many"}}'
 AS=$SA_USER refused 'PodGroup status.running "many" (through /status)' PATCH "$PG/$PGN/status" application/merge-patch+json status.running
 req <<<'{"status":{"conditions":[{"type":"Scheduled","status":"True","lastTransitionTime":"yesterday"}]}}'

@@ -23,6 +23,7 @@ std::string_view ObjectKindName(ObjectKind kind) {
     case ObjectKind::kQueue: return "Queue";
     case ObjectKind::kPriorityClass: return "PriorityClass";
     case ObjectKind::kPodDisruptionBudget: return "PodDisruptionBudget";
+    case ObjectKind::kHyperNode: return "HyperNode";
   }
   return "Object";
 }
@@ -77,6 +78,12 @@ void CacheSink::UpsertLocked(const rapidjson::Value& object) {
       status = pdb.status();
       break;
     }
+    case ObjectKind::kHyperNode: {
+      absl::StatusOr<HyperNode> hypernode = DecodeHyperNode(object);
+      if (hypernode.ok()) cache_.UpsertHyperNode(*std::move(hypernode));
+      status = hypernode.status();
+      break;
+    }
   }
   if (!status.ok() && on_invalid_) {
     on_invalid_(InvalidObject{kind_, MetadataField(object, "namespace"), MetadataField(object, "name"),
@@ -93,6 +100,7 @@ void CacheSink::DeleteLocked(std::string_view namespace_, std::string_view name)
     case ObjectKind::kQueue: cache_.DeleteQueue(name); break;
     case ObjectKind::kPriorityClass: cache_.DeletePriorityClass(name); break;
     case ObjectKind::kPodDisruptionBudget: cache_.DeletePodDisruptionBudget(namespace_, name); break;
+    case ObjectKind::kHyperNode: cache_.DeleteHyperNode(name); break;
   }
 }
 
@@ -131,6 +139,7 @@ void CacheSink::Replace(const std::vector<const rapidjson::Value*>& objects) {
     case ObjectKind::kQueue: collect(cache_.Queues()); break;
     case ObjectKind::kPriorityClass: collect(cache_.PriorityClasses()); break;
     case ObjectKind::kPodDisruptionBudget: collect(cache_.PodDisruptionBudgets()); break;
+    case ObjectKind::kHyperNode: collect(cache_.HyperNodes()); break;
   }
   for (const auto& [namespace_, name] : gone) DeleteLocked(namespace_, name);
   for (const rapidjson::Value* object : objects) UpsertLocked(*object);

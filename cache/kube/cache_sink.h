@@ -12,7 +12,7 @@
 
 namespace lahar {
 
-enum class ObjectKind { kNode, kPod, kPodGroup, kQueue, kPriorityClass, kPodDisruptionBudget };
+enum class ObjectKind { kNode, kPod, kPodGroup, kQueue, kPriorityClass, kPodDisruptionBudget, kHyperNode };
 std::string_view ObjectKindName(ObjectKind kind);  // "Node", "Pod", ...
 
 // An object the apiserver accepted but Lahar cannot use (a quantity that overflows, a

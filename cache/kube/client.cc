@@ -73,6 +73,8 @@ std::string HttpResult::Describe() const {
     message = doc["message"].GetString();
   } else {
     message = body.substr(0, 200);
+    // A plain-text answer ("404 page not found\n") ends in a newline that would split log lines.
+    absl::StripTrailingAsciiWhitespace(&message);
   }
   return StrCat("HTTP ", status, ": ", message);
 }

@@ -289,6 +289,50 @@ TEST_CASE("reflector: paginated list, watch from the list's version, resume from
   CHECK(queries[4] == "limit=2");                                       // 410: list again
 }
 
+TEST_CASE("reflector of an optional resource: absent is empty and synced, installed later is picked up, deleted empties it") {
+  std::mutex mu;
+  bool installed = false;
+  int lists = 0;
+  FakeApiserver api({{"/apis/topology.volcano.sh/v1alpha1/hypernodes", [&](const HttpRequest& request) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!installed) return Json(404, R"({"kind":"Status","code":404,"message":"the server could not find the requested resource"})");
+    if (request.query.find("watch=1") == std::string::npos) {
+      ++lists;
+      return Json(200, R"({"metadata":{"resourceVersion":"10"},"items":[)" + NodeJson("leaf-0", "9") + "]}");
+    }
+    installed = false;  // the CRD is deleted while watched: the watch ends, the next answers 404
+    return Json(200, R"({"type":"ADDED","object":)" + NodeJson("leaf-1", "11") + "}\n");
+  }}});
+  auto client = api.Client();
+  RecordingSink sink;
+  ReflectorOptions options;
+  options.optional = true;
+  options.initial_backoff = 1ms;
+  options.absent_recheck = 20ms;
+  Reflector reflector(*client, "hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", sink, options);
+  std::atomic<bool> stop{false};
+  std::thread runner([&] { reflector.Run(stop); });
+  auto wait_for = [&](auto done) {
+    for (int i = 0; i < 500 && !done(); ++i) std::this_thread::sleep_for(10ms);
+  };
+  wait_for([&] { return reflector.synced(); });
+  CHECK(reflector.synced());  // the daemon does not wait for a CRD that is not installed
+  CHECK(reflector.absent());
+  CHECK(sink.Log() == std::vector<std::string>{"replace:"});
+  std::this_thread::sleep_for(100ms);  // looked again a few times: still absent, the sink told once
+  CHECK(sink.Log().size() == 1);
+
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    installed = true;
+  }
+  wait_for([&] { return sink.Log().size() >= 4; });
+  stop = true;
+  runner.join();
+  CHECK(sink.Log() == std::vector<std::string>{"replace:", "replace:leaf-0,", "added:leaf-1", "replace:"});
+  CHECK(reflector.absent());
+}
+
 TEST_CASE("cache sink: objects that do not decode are reported and the last good version stays") {
   ClusterCache cache;
   std::mutex mu;

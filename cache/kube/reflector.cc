@@ -38,6 +38,9 @@ absl::Status Reflector::List(const std::atomic<bool>& stop) {
       continue_token.clear();
       continue;
     }
+    if (options_.optional && (result->status == 404 || result->status == 403)) {
+      return MarkAbsent(result->status, result->Describe());
+    }
     if (!result->ok()) return absl::UnavailableError(StrCat("listing ", resource_, ": ", result->Describe()));
     rapidjson::Document& page = pages.emplace_back();
     page.Parse(result->body.data(), result->body.size());
@@ -62,9 +65,30 @@ absl::Status Reflector::List(const std::atomic<bool>& stop) {
   resource_version_ = list_version;
   lists_.fetch_add(1);
   synced_.store(true);
+  if (absent_.exchange(false)) LAHAR_LOG(0, "reflector") << resource_ << " is served now: watching them";
   LAHAR_LOG(1, "reflector") << "listed " << objects.size() << " " << resource_ << " at resourceVersion "
                             << resource_version_;
   return absl::OkStatus();
+}
+
+absl::Status Reflector::MarkAbsent(int http_status, std::string_view why) {
+  if (!absent_.exchange(true)) {
+    // Whatever the sink held went with the CRD (or is no longer ours to see).
+    sink_.Replace({});
+    resource_version_.clear();
+    const int64_t ms = options_.absent_recheck.count();
+    const std::string recheck = ms % 1000 == 0 ? StrCat(ms / 1000, "s") : StrCat(ms, "ms");
+    if (http_status == 403) {
+      LAHAR_WARN("reflector") << resource_ << ": not allowed to list them (" << why << "); going on without them, "
+                              << "asking again every " << recheck << " (grant get, list and watch on " << resource_
+                              << " to the scheduler's ClusterRole)";
+    } else {
+      LAHAR_LOG(0, "reflector") << resource_ << ": not served (" << why << "; is its CRD installed?); going on "
+                                << "without them, looking again every " << recheck;
+    }
+  }
+  synced_.store(true);
+  return absl::NotFoundError(StrCat(resource_, ": ", why));
 }
 
 void Reflector::HandleLine(std::string_view line, absl::Status& watch_error) {
@@ -121,6 +145,9 @@ absl::Status Reflector::Watch(const std::atomic<bool>& stop) {
       stop, options_.watch_timeout + std::chrono::seconds(30), &http_status);
   if (!watch_error.ok()) return watch_error;
   if (http_status == 410) return absl::FailedPreconditionError(StrCat(kGoneMarker, status.message()));
+  if (options_.optional && (http_status == 404 || http_status == 403)) {
+    return absl::NotFoundError(StrCat(resource_, " watch: ", status.message()));
+  }
   return status;
 }
 
@@ -133,6 +160,20 @@ void Reflector::Run(const std::atomic<bool>& stop) {
     if (status.ok()) {
       backoff = options_.initial_backoff;
       need_list = false;  // after a list, or a watch the server closed on time: (re)watch
+      continue;
+    }
+    if (options_.optional && absl::IsNotFound(status)) {
+      if (need_list) {
+        // Not served: look again later (a CRD installed meanwhile is picked up then).
+        backoff = options_.initial_backoff;
+        SleepUnlessStopped(options_.absent_recheck, stop);
+      } else {
+        // The watch found it gone (its CRD deleted): the list says what remains.
+        LAHAR_LOG(1, "reflector") << status.message() << "; listing again";
+        need_list = true;
+        SleepUnlessStopped(backoff, stop);
+        backoff = std::min(backoff * 2, options_.max_backoff);
+      }
       continue;
     }
     if (IsGone(status)) {

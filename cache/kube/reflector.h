@@ -2,6 +2,8 @@
 // replaces what the sink holds, then a watch from the list's resourceVersion streams changes
 // (with bookmarks). A broken watch resumes from the last resourceVersion seen; `410 Gone`
 // (the version was compacted away) relists; an unreachable apiserver is retried with backoff.
+// An optional resource (a CRD that may not be installed) that is not served counts as empty
+// and is looked for again now and then, so that a CRD installed later is picked up.
 #ifndef LAHAR_CACHE_KUBE_REFLECTOR_H_
 #define LAHAR_CACHE_KUBE_REFLECTOR_H_
 
@@ -33,6 +35,11 @@ struct ReflectorOptions {
   std::chrono::seconds watch_timeout{300};  // the server ends each watch after this
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10000};
+  // The resource's API may be absent (HTTP 404, its CRD not installed) or not granted (403,
+  // RBAC older than the daemon): then the sink holds nothing, the reflector counts as synced,
+  // and the list is tried again every `absent_recheck`.
+  bool optional = false;
+  std::chrono::milliseconds absent_recheck{10000};
 };
 
 class Reflector {
@@ -48,6 +55,8 @@ class Reflector {
   bool synced() const { return synced_.load(); }
   int64_t lists() const { return lists_.load(); }
   int64_t events() const { return events_.load(); }
+  // An optional resource the apiserver does not serve (or lets us read) at the moment.
+  bool absent() const { return absent_.load(); }
 
  private:
   absl::Status List(const std::atomic<bool>& stop);
@@ -55,6 +64,9 @@ class Reflector {
   // FailedPrecondition when the resourceVersion is gone (relist needed).
   absl::Status Watch(const std::atomic<bool>& stop);
   void HandleLine(std::string_view line, absl::Status& watch_error);
+  // An optional resource is not there (HTTP 404 or 403): empties the sink once, logs once, and
+  // returns NotFound so that Run looks again later.
+  absl::Status MarkAbsent(int http_status, std::string_view why);
 
   KubeClient& client_;
   const std::string resource_;
@@ -65,6 +77,7 @@ class Reflector {
   std::atomic<bool> synced_{false};
   std::atomic<int64_t> lists_{0};
   std::atomic<int64_t> events_{0};
+  std::atomic<bool> absent_{false};
 };
 
 // True for the error Watch returns when the resourceVersion has expired (410 Gone).

@@ -21,6 +21,7 @@
 #include "scheduler/daemon/metrics.h"
 #include "scheduler/daemon/wait_board.h"
 #include "scheduler/daemon/status_writer.h"
+#include "scheduler/daemon/topology_report.h"
 #include "scheduler/daemon/work_queue.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle.h"
@@ -37,6 +38,7 @@ struct ResourceSpec {
   const char* resource;
   const char* path;
   const char* api_version;
+  bool optional = false;  // its CRD may be absent: the daemon goes on without it
 };
 constexpr ResourceSpec kWatched[] = {
     {ObjectKind::kNode, "nodes", "/api/v1/nodes", "v1"},
@@ -46,6 +48,9 @@ constexpr ResourceSpec kWatched[] = {
     {ObjectKind::kPriorityClass, "priorityclasses", "/apis/scheduling.k8s.io/v1/priorityclasses",
      "scheduling.k8s.io/v1"},
     {ObjectKind::kPodDisruptionBudget, "poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", "policy/v1"},
+    // Spec 3.3: clusters without network topology have no HyperNode CRD.
+    {ObjectKind::kHyperNode, "hypernodes", "/apis/topology.volcano.sh/v1alpha1/hypernodes", kTopologyApiVersion,
+     /*optional=*/true},
 };
 
 // How long a pod whose eviction the apiserver refused is left out of victim plans: long
@@ -137,7 +142,10 @@ class SchedulerDaemon::Impl {
       }
       sinks_.push_back(std::make_unique<CacheSink>(
           spec.kind, cache_, cache_mu_, [this](const InvalidObject& bad) { ReportInvalid(bad); }, std::move(observe)));
-      reflectors_.push_back(std::make_unique<Reflector>(*client_, spec.resource, spec.path, *sinks_.back()));
+      ReflectorOptions reflector_options;
+      reflector_options.optional = spec.optional;
+      reflectors_.push_back(
+          std::make_unique<Reflector>(*client_, spec.resource, spec.path, *sinks_.back(), reflector_options));
     }
 
     HttpHandlers handlers;
@@ -160,7 +168,8 @@ class SchedulerDaemon::Impl {
       std::lock_guard<std::mutex> lock(cache_mu_);
       return HttpResponse{200, "application/json",
                           EncodeObjectList(cache_.Nodes(), cache_.Pods(), cache_.PodGroups(), cache_.Queues(),
-                                           cache_.PriorityClasses(), cache_.PodDisruptionBudgets())};
+                                           cache_.PriorityClasses(), cache_.PodDisruptionBudgets(),
+                                           cache_.HyperNodes())};
     };
     ASSIGN_OR_RETURN(http_, HttpServer::Start(options_.listen_address, std::move(handlers)));
     if (options_.leader_elect) elector_ = std::make_unique<LeaderElector>(*client_, options_.leader);
@@ -331,6 +340,26 @@ class SchedulerDaemon::Impl {
     }
   }
 
+  // HyperNodes the topology cannot use: a log line and a Warning Event on each when it breaks,
+  // not every session; the jobs that need it wait with the same words (the plugin's reason).
+  void ReportTopology(const std::shared_ptr<const Topology>& topology) {
+    TopologyChanges changes = topology_problems_.Update(topology);
+    for (const std::string& name : changes.mended) {
+      LAHAR_LOG(0, "topology") << "HyperNode " << name << " is no longer broken (mended or deleted)";
+    }
+    if (changes.broken.empty()) return;
+    std::map<std::string, std::string, std::less<>> uids;  // the Event's involvedObject.uid
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      for (const HyperNode* hypernode : cache_.HyperNodes()) uids[hypernode->meta.name] = hypernode->meta.uid;
+    }
+    for (BrokenHyperNode& broken : changes.broken) {
+      LAHAR_WARN("topology") << broken.problem << " (no job is placed in it, nor in any HyperNode above it)";
+      PostEvent(EventSpec{"HyperNode", kTopologyApiVersion, "default", "", broken.name, uids[broken.name], "Warning",
+                          "InvalidHyperNode", StrCat(broken.problem, "; lahar-scheduler places no job in it")});
+    }
+  }
+
   void RunCycle() {
     const Millis now = absl::ToUnixMillis(absl::Now());
     ClusterSnapshot snapshot;
@@ -339,6 +368,7 @@ class SchedulerDaemon::Impl {
       snapshot = cache_.Snapshot(now, std::move(spent_snapshot_));
     }
     ReportQueueTree(snapshot.queues);
+    ReportTopology(snapshot.topology);
     std::vector<JobDigest> jobs;  // sorted by key, as the snapshot's jobs are
     jobs.reserve(snapshot.jobs.size());
     for (const JobInfo& job : snapshot.jobs) {
@@ -521,6 +551,7 @@ class SchedulerDaemon::Impl {
   GaugeFamily& metrics_queue_deserved_;
   GaugeFamily& metrics_fulfillment_;
   std::map<std::string, std::string> reported_queue_problems_;  // queue -> last problem reported
+  TopologyProblemTracker topology_problems_;  // scheduling thread only
   CounterFamily& metrics_invalid_;
   CounterFamily& metrics_writes_;
 };

@@ -284,6 +284,11 @@ def cmd_dump(kind):
             a = get(n, "status.allocatable", {}) or {}
             print(f"  {name(n):24} ready={cond(n, 'Ready').get('status', '-')} unschedulable={get(n, 'spec.unschedulable', False)}"
                   f" allocatable={json.dumps(a)}")
+    elif kind == "hypernodes":
+        for h in lst:
+            members = [f"{m.get('type')}:{json.dumps(m.get('selector', {}), separators=(',', ':'))}"
+                       for m in get(h, "spec.members", []) or []]
+            print(f"  {name(h):20} tier={get(h, 'spec.tier')} members={' '.join(members)[:300]}")
     elif kind == "events":
         lst.sort(key=lambda e: get(e, "lastTimestamp") or get(e, "eventTime") or get(e, "metadata.creationTimestamp"))
         for e in lst[-25:]:

@@ -6,8 +6,10 @@
 #   NS           the test's own namespace (created by run.sh)
 #   T            the test's own directory (scheduler logs, scratch files)
 #
-# Nodes and Queues are cluster-scoped: the helpers label them lahar.sh/e2e=$NS, and the exit
-# trap deletes them, every pod and PodGroup of $NS, and stops the schedulers the test started.
+# Nodes, Queues and HyperNodes are cluster-scoped: the helpers label them lahar.sh/e2e=$NS, and
+# the exit trap deletes them, every pod and PodGroup of $NS, and stops the schedulers the test
+# started. A test may define test_cleanup (run by the exit trap) and test_diagnose (more
+# diagnostics after a failure).
 # Anything that fails (fail, a check, a wait_until timeout, an API error) ends the test with a
 # message and a dump of the schedulers' logs and the test's objects.
 set -euo pipefail
@@ -24,6 +26,7 @@ E2E_LABEL=lahar.sh/e2e
 POD_API=/api/v1/namespaces/$NS/pods
 PG_API=/apis/scheduling.volcano.sh/v1beta1/namespaces/$NS/podgroups
 Q_API=/apis/scheduling.volcano.sh/v1beta1/queues
+HN_API=/apis/topology.volcano.sh/v1alpha1/hypernodes
 NODE_API=/api/v1/nodes
 mkdir -p "$T"
 
@@ -72,6 +75,7 @@ diagnose() {
   api GET "$NODE_API?labelSelector=$E2E_LABEL%3D$NS" 2>&1 | dump nodes | head -n 30
   echo "events of $NS (last 25):"
   api GET "/api/v1/namespaces/$NS/events" 2>&1 | dump events
+  [ "$(type -t test_diagnose)" = function ] && test_diagnose
   echo "--------------------------------------------------------------------------"
 }
 dump() { python3 "$E2E/kube.py" dump "$1" 2>&1 || true; }
@@ -194,6 +198,7 @@ collection() {
     Pod) echo "$POD_API" ;;
     PodGroup) echo "$PG_API" ;;
     Queue) echo "$Q_API" ;;
+    HyperNode) echo "$HN_API" ;;
     ConfigMap) echo "/api/v1/namespaces/$NS/configmaps" ;;
     PriorityClass) echo /apis/scheduling.k8s.io/v1/priorityclasses ;;
     PyTorchJob) echo "$PTJ_API" ;;
@@ -638,6 +643,7 @@ cleanup() {
   api DELETE "/apis/coordination.k8s.io/v1/namespaces/$NS/leases" >/dev/null 2>&1
   api DELETE "$NODE_API?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
   api DELETE "$Q_API?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
+  api DELETE "$HN_API?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
   api DELETE "/apis/scheduling.k8s.io/v1/priorityclasses?labelSelector=$E2E_LABEL%3D$NS" >/dev/null 2>&1
   api DELETE "/apis/policy/v1/namespaces/$NS/poddisruptionbudgets" >/dev/null 2>&1
   exit "$rc"

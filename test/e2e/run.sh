@@ -114,7 +114,8 @@ export LAHAR_API_URL LAHAR_API_TOKEN LAHAR_API_CA
 echo "e2e: cluster up in $((SECONDS - t0))s ($LAHAR_API_URL); scheduler $LAHAR_SCHEDULER"
 
 # --- the tests -------------------------------------------------------------------------------
-# Anything a test left behind (its trap normally removes it): schedulers, nodes, queues.
+# Anything a test left behind (its trap normally removes it): schedulers, nodes, queues,
+# HyperNodes.
 sweep() {
   local dir="$1" f pid
   for f in "$dir"/*.pid; do
@@ -128,6 +129,7 @@ sweep() {
   done
   api DELETE "/api/v1/nodes?labelSelector=lahar.sh%2Fe2e" || true
   api DELETE "/apis/scheduling.volcano.sh/v1beta1/queues?labelSelector=lahar.sh%2Fe2e" || true
+  api DELETE "/apis/topology.volcano.sh/v1alpha1/hypernodes?labelSelector=lahar.sh%2Fe2e" || true
 }
 
 PASSED=0

@@ -1,0 +1,30 @@
+#include "scheduler/daemon/topology_report.h"
+
+#include "api/strings.h"
+
+namespace lahar {
+
+TopologyChanges TopologyProblemTracker::Update(const std::shared_ptr<const Topology>& topology) {
+  TopologyChanges changes;
+  if (seen_ && topology == last_) return changes;
+  seen_ = true;
+  last_ = topology;
+  std::map<std::string, std::string, std::less<>> now;
+  if (topology != nullptr) {
+    for (const TopologyDomain& domain : topology->domains) {
+      if (domain.broken.empty()) continue;
+      now[domain.name] = domain.broken;
+      auto it = reported_.find(domain.name);
+      if (it != reported_.end() && it->second == domain.broken) continue;
+      changes.broken.push_back(
+          BrokenHyperNode{domain.name, domain.broken, StrCat("HyperNode ", domain.name, ": ", domain.broken)});
+    }
+  }
+  for (const auto& [name, why] : reported_) {
+    if (!now.contains(name)) changes.mended.push_back(name);
+  }
+  reported_ = std::move(now);
+  return changes;
+}
+
+}  // namespace lahar
