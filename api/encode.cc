@@ -15,10 +15,8 @@ namespace {
 using Allocator = rapidjson::Document::AllocatorType;
 
 constexpr char kCoreApiVersion[] = "v1";
-constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
 constexpr char kSchedulingApiVersion[] = "scheduling.k8s.io/v1";
 constexpr char kPolicyApiVersion[] = "policy/v1";
-constexpr char kTopologyApiVersion[] = "topology.volcano.sh/v1alpha1";
 // ObjectMeta records that deletion started, not when; see encode.h.
 constexpr char kDeletionPlaceholder[] = "1970-01-01T00:00:00Z";
 

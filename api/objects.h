@@ -18,6 +18,10 @@ namespace lahar {
 // Sorted, so iteration order never depends on hashing.
 using StringMap = std::map<std::string, std::string, std::less<>>;
 
+// The API versions of Volcano's objects that Lahar reads and writes.
+inline constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";  // PodGroup, Queue
+inline constexpr char kTopologyApiVersion[] = "topology.volcano.sh/v1alpha1";  // HyperNode (spec 3.3)
+
 inline constexpr char kGroupNameAnnotation[] = "scheduling.k8s.io/group-name";
 inline constexpr char kTaskSpecKey[] = "volcano.sh/task-spec";
 inline constexpr char kTaskPriorityAnnotation[] = "volcano.sh/task-priority";

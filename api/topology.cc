@@ -52,6 +52,10 @@ DomainId Topology::WidestWithin(DomainId domain, int32_t tier) const {
   return domain;
 }
 
+std::string HyperNodeProblem(const TopologyDomain& domain) {
+  return StrCat("HyperNode ", domain.name, ": ", domain.broken);
+}
+
 namespace {
 
 // The literal text every match of an ECMAScript `pattern` anchored with '^' starts with ("" when
@@ -254,7 +258,7 @@ Topology BuildTopology(std::vector<const HyperNode*> hypernodes, const std::vect
   topology.leaf_of = std::move(node_parent);
   StateHash digest;
   for (const TopologyDomain& domain : topology.domains) {
-    if (!domain.broken.empty()) topology.problems.push_back(StrCat("HyperNode ", domain.name, ": ", domain.broken));
+    if (!domain.broken.empty()) topology.problems.push_back(HyperNodeProblem(domain));
     if (topology.tiers.empty() || topology.tiers.back() != domain.tier) topology.tiers.push_back(domain.tier);
     digest.Add(domain.name).Add(domain.tier).Add(domain.parent).Add(domain.broken);
     digest.Add(static_cast<uint64_t>(domain.nodes.size()));

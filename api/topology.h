@@ -50,6 +50,9 @@ struct Topology {
   DomainId WidestWithin(DomainId domain, int32_t tier) const;
 };
 
+// "HyperNode <name>: <why it is broken>", the words every report of a broken domain uses.
+std::string HyperNodeProblem(const TopologyDomain& domain);
+
 // Resolves `hypernodes` against `nodes` (ids are vector positions; names from NodeInfo::node).
 Topology BuildTopology(std::vector<const HyperNode*> hypernodes, const std::vector<NodeInfo>& nodes);
 

@@ -616,19 +616,17 @@ fi
 
 # ===========================================================================================
 section "invalid objects are refused by the schema"
-# bad_pg DESCRIPTION FIELD SPEC-JSON: a PodGroup with this spec is refused, naming FIELD.
-bad_pg() {
+# bad_object KIND API-VERSION URL METADATA-JSON DESCRIPTION FIELD SPEC-JSON: an object of KIND
+# with this spec is refused, naming FIELD. bad_pg, bad_q, bad_hn: DESCRIPTION FIELD SPEC-JSON.
+bad_object() {
   req <<EOF
-{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"lahar-check-bad-$SUF","namespace":"$NS"},"spec":$3}
+{"apiVersion":"$2","kind":"$1","metadata":$4,"spec":$7}
 EOF
-  refused "PodGroup $1" POST "$PG" application/json "$2"
+  refused "$1 $5" POST "$3" application/json "$6"
 }
-bad_q() {
-  req <<EOF
-{"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"Queue","metadata":{"name":"lahar-check-bad-$SUF"},"spec":$3}
-EOF
-  refused "Queue $1" POST "$Q" application/json "$2"
-}
+bad_pg() { bad_object PodGroup scheduling.volcano.sh/v1beta1 "$PG" "{\"name\":\"lahar-check-bad-$SUF\",\"namespace\":\"$NS\"}" "$@"; }
+bad_q() { bad_object Queue scheduling.volcano.sh/v1beta1 "$Q" "{\"name\":\"lahar-check-bad-$SUF\"}" "$@"; }
+bad_hn() { bad_object HyperNode topology.volcano.sh/v1alpha1 "$HN" "{\"name\":\"lahar-check-bad-hn-$SUF\"}" "$@"; }
 bad_pg 'minMember "abc"' spec.minMember '{"minMember":"abc"}'
 bad_pg 'minMember 2.5' spec.minMember '{"minMember":2.5}'
 bad_pg 'minResources cpu "1.5.3"' spec.minResources.cpu '{"minMember":1,"minResources":{"cpu":"1.5.3"}}'
@@ -644,13 +642,6 @@ bad_q 'capability cpu "1.5.3"' spec.capability.cpu '{"weight":1,"capability":{"c
 bad_q 'deserved memory "-"' spec.deserved.memory '{"weight":1,"deserved":{"memory":"-"}}'
 bad_q 'guarantee.resource nvidia.com/gpu "2 GPUs"' spec.guarantee.resource.nvidia.com/gpu '{"weight":1,"guarantee":{"resource":{"nvidia.com/gpu":"2 GPUs"}}}'
 bad_q 'reclaimable "no"' spec.reclaimable '{"weight":1,"reclaimable":"no"}'
-# bad_hn DESCRIPTION FIELD SPEC-JSON: a HyperNode with this spec is refused, naming FIELD.
-bad_hn() {
-  req <<EOF
-{"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"lahar-check-bad-hn-$SUF"},"spec":$3}
-EOF
-  refused "HyperNode $1" POST "$HN" application/json "$2"
-}
 bad_hn 'without tier' spec.tier '{"members":[{"type":"Node","selector":{"exactMatch":{"name":"n1"}}}]}'
 bad_hn 'tier -1' spec.tier '{"tier":-1,"members":[{"type":"Node","selector":{"exactMatch":{"name":"n1"}}}]}'
 bad_hn 'member type Switch' 'spec.members[0].type' '{"tier":1,"members":[{"type":"Switch","selector":{"exactMatch":{"name":"n1"}}}]}'

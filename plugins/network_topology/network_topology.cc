@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_split.h"
@@ -192,19 +193,19 @@ class NetworkTopologyPlugin : public Plugin {
     if (need.IsZero() && !for_eviction) return std::nullopt;
     const ResourceId dominant = DominantResource(need);
     RefreshIdle();
-    for (int32_t tier : topology_->tiers) {
-      if (tier > limit) break;
-      std::vector<std::pair<int64_t, DomainId>> fits;  // (left after it, domain): best fit first
-      for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
-        const TopologyDomain& domain = topology_->domains[d];
-        if (domain.tier != tier || !domain.broken.empty()) continue;
-        if (!for_eviction && !need.FitsIn(domain_idle_[d])) continue;
-        fits.emplace_back(domain_idle_[d].Get(dominant) - need.Get(dominant), d);
-      }
-      // Domains are in name order within a tier, so equal fits keep it.
-      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (const auto& [left, d] : fits) out.domains.push_back(&topology_->domains[d].nodes);
+    // Domains come by tier, then name: one pass, then best fit within each tier (a stable sort
+    // keeps the name order among equal fits).
+    std::vector<std::tuple<int32_t, int64_t, DomainId>> fits;  // (tier, left after it, domain)
+    for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+      const TopologyDomain& domain = topology_->domains[d];
+      if (domain.tier > limit) break;
+      if (!domain.broken.empty() || (!for_eviction && !need.FitsIn(domain_idle_[d]))) continue;
+      fits.emplace_back(domain.tier, domain_idle_[d].Get(dominant) - need.Get(dominant), d);
     }
+    std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
+    });
+    for (const auto& [tier, left, d] : fits) out.domains.push_back(&topology_->domains[d].nodes);
     out.none_fits = [this, need, dominant, limit] { return NoDomainReason(need, dominant, limit); };
     return out;
   }

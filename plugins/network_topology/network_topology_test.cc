@@ -1,6 +1,8 @@
 #include "plugins/network_topology/network_topology.h"
 
 #include <catch2/catch.hpp>
+#include <set>
+#include <string>
 
 #include "test/testing/cluster_builder.h"
 
@@ -13,13 +15,8 @@ using testing::RunSession;
 
 // Topology from node labels (no HyperNode objects): spine s1 holds racks r1 (n1, n2) and r2
 // (n3, n4); n5 is in no rack.
-constexpr char kConfig[] = R"(
-actions: "enqueue, allocate, preempt, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
+// The second tier every configuration here ends with.
+constexpr char kTopologyTier[] = R"(- plugins:
   - name: predicates
   - name: proportion
   - name: nodeorder
@@ -27,6 +24,13 @@ tiers:
     arguments:
       topology.labels: "example.com/spine, example.com/rack"
 )";
+const std::string kConfig = std::string(R"(
+actions: "enqueue, allocate, preempt, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+)") + kTopologyTier;
 
 ClusterBuilder Cluster() {
   ClusterBuilder b;
@@ -83,6 +87,58 @@ TEST_CASE("both highest tiers set: the job waits with the fault named, others ar
   CHECK(out.BoundCount("default/good") == 1);
   REQUIRE(out.job_updates.at("default/bad").waiting);
   CHECK(WaitReasonText(*out.job_updates.at("default/bad").waiting) == bad.invalid);
+}
+
+TEST_CASE("preempt-elastic-workers takes a hard gang's victims from the one rack where they make room") {
+  // Elastic job e (min 1) runs a worker on every racked node; its highest-index workers are
+  // in different racks (w3 on n4 in r2, w2 on n1 in r1). Taking the two highest would free one
+  // node in each rack; only r2 can be emptied (w0 is e's min and stays in r1).
+  const std::string kElasticConfig = std::string(R"(
+actions: "enqueue, allocate, preempt-elastic-workers"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: elastic
+)") + kTopologyTier;
+  ClusterBuilder b = Cluster();
+  b.ForeignPod("other", "n5", "cpu=1,nvidia.com/gpu=8");
+  b.Job("e", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=4"}}});
+  b.Running("e-w-0", "n2").Running("e-w-1", "n3").Running("e-w-2", "n1").Running("e-w-3", "n4");
+  b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = Hard(1)});
+  auto out = RunSession(b, kElasticConfig);
+  std::set<std::string> evicted;
+  for (const auto& [pod, reason] : out.evicts) {
+    evicted.insert(pod);
+    CHECK(reason == "elastic-preempted-for default/gang");
+  }
+  CHECK(evicted == std::set<std::string>{"default/e-w-1", "default/e-w-3"});
+}
+
+TEST_CASE("jobs without a constraint fill the fullest rack, unless normal-pod packing is off") {
+  // r2 has a pod on n3: it is the fuller rack, while least-requested node order prefers n1.
+  auto first_node = [](const std::string& config) {
+    ClusterBuilder b = Cluster();
+    b.ForeignPod("other", "n3", "cpu=1,nvidia.com/gpu=2");
+    b.Job("small", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=2"}}});
+    return RunSession(b, config).binds.at("default/small-w-0");
+  };
+  const std::string packed = first_node(kConfig);
+  CHECK((packed == "n3" || packed == "n4"));
+  std::string off = kConfig;
+  off += "      hypernode.binpack.normal-pod.enable: false\n";
+  const std::string spread = first_node(off);
+  CHECK(spread != "n3");
+  CHECK(spread != "n4");
+}
+
+TEST_CASE("a recreated pod of a running hard gang goes back into the rack its gang runs in") {
+  ClusterBuilder b = Cluster();
+  b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = Hard(1)});
+  b.Running("gang-w-0", "n3");  // gang-w-1 was evicted and recreated: pending
+  auto out = RunSession(b, kConfig);
+  REQUIRE(out.binds.count("default/gang-w-1") == 1);
+  CHECK(out.binds.at("default/gang-w-1") == "n4");  // n1, n2 and n5 are emptier, but not in r2
 }
 
 TEST_CASE("plugin arguments are checked by name") {

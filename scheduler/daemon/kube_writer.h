@@ -18,12 +18,9 @@
 
 namespace lahar {
 
-// PodGroup and Queue (Volcano's API group and version).
-inline constexpr char kVolcanoApiVersion[] = "scheduling.volcano.sh/v1beta1";
-// Its discovery document, which says which of its resources have a status subresource.
+// The discovery document of kVolcanoApiVersion (api/objects.h), which says which of its
+// resources have a status subresource.
 inline constexpr char kVolcanoApiPath[] = "/apis/scheduling.volcano.sh/v1beta1";
-// HyperNode (network topology, spec 3.3).
-inline constexpr char kTopologyApiVersion[] = "topology.volcano.sh/v1alpha1";
 
 // "2026-11-23T05:12:00Z" (metav1.Time) and "2026-11-23T05:12:00.123456Z" (metav1.MicroTime).
 std::string RfcTime(int64_t unix_micros);

@@ -1,13 +1,10 @@
 #include "scheduler/daemon/topology_report.h"
 
-#include "api/strings.h"
-
 namespace lahar {
 
 TopologyChanges TopologyProblemTracker::Update(const std::shared_ptr<const Topology>& topology) {
   TopologyChanges changes;
-  if (seen_ && topology == last_) return changes;
-  seen_ = true;
+  if (topology == last_) return changes;
   last_ = topology;
   std::map<std::string, std::string, std::less<>> now;
   if (topology != nullptr) {
@@ -16,8 +13,7 @@ TopologyChanges TopologyProblemTracker::Update(const std::shared_ptr<const Topol
       now[domain.name] = domain.broken;
       auto it = reported_.find(domain.name);
       if (it != reported_.end() && it->second == domain.broken) continue;
-      changes.broken.push_back(
-          BrokenHyperNode{domain.name, domain.broken, StrCat("HyperNode ", domain.name, ": ", domain.broken)});
+      changes.broken.push_back(BrokenHyperNode{domain.name, domain.broken, HyperNodeProblem(domain)});
     }
   }
   for (const auto& [name, why] : reported_) {

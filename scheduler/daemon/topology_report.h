@@ -18,7 +18,7 @@ namespace lahar {
 struct BrokenHyperNode {
   std::string name;
   std::string why;      // the domain's reason
-  std::string problem;  // "HyperNode <name>: <why>", as in Topology::problems
+  std::string problem;  // HyperNodeProblem: "HyperNode <name>: <why>", for logs and Events
 };
 
 struct TopologyChanges {
@@ -33,8 +33,7 @@ class TopologyProblemTracker {
   TopologyChanges Update(const std::shared_ptr<const Topology>& topology);
 
  private:
-  std::shared_ptr<const Topology> last_;
-  bool seen_ = false;
+  std::shared_ptr<const Topology> last_;  // null at first, as for a cluster without HyperNodes
   std::map<std::string, std::string, std::less<>> reported_;  // HyperNode -> the reason told
 };
 

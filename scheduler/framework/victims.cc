@@ -343,6 +343,20 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return count;
   };
   auto is_taken = [&](const Entry& e) { return e.position < entries_taken(e.job); };
+  // A job confined to a domain (spec 3.3) takes its victims there only: an entry with a pod
+  // outside the domain is passed over as if it were none (its job's later entries may still
+  // go), and a whole job goes only when every pod it has left is inside, so no worker is left
+  // running without its gang.
+  const bool scoped = session.JobScope(job.id) != nullptr;
+  auto in_scope = [&](const Entry& e) {
+    if (!scoped) return true;
+    auto inside = [&](TaskId v) {
+      const TaskInfo& task = session.task(v);
+      return !HoldsNode(task.status) || session.InJobScope(job.id, task.node);
+    };
+    const std::vector<TaskId>& tasks = e.whole ? session.job(e.job).tasks : e.tasks;
+    return std::all_of(tasks.begin(), tasks.end(), inside);
+  };
   // What taking entry `rank` takes when its job's entries before position `first` are gone
   // already: it and the entries of its job between. With a `node`, also what they free there.
   struct Cost {
@@ -358,6 +372,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     Cost cost;
     for (int32_t p = first; p <= e.position; ++p) {
       const Entry& step = order.ranked[ranks[p]];
+      if (!in_scope(step)) continue;
       cost.pods += static_cast<int32_t>(step.tasks.size());
       cost.freed += step.freed;
       if (node == kNoId) continue;
@@ -382,6 +397,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     const std::vector<int32_t>& ranks = order.job_ranks[e.job];
     for (; done <= e.position; ++done) {
       const Entry& step = order.ranked[ranks[done]];
+      if (!in_scope(step)) continue;
       for (TaskId victim : step.tasks) {
         statement.Evict(victim, policy.reason);
         plan.victims.push_back(victim);
@@ -400,11 +416,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
         const VictimOrder& order = ensure_order();
         for (size_t r = 0; r < order.ranked.size() && !next; ++r) {
           const Entry& e = order.ranked[r];
-          // A job confined to a domain takes its victims there only (spec 3.3).
-          const bool in_scope = std::all_of(e.tasks.begin(), e.tasks.end(), [&](TaskId v) {
-            return session.InJobScope(job.id, session.task(v).node);
-          });
-          if (session.job(e.job).queue == job.queue && !is_taken(e) && in_scope &&
+          if (session.job(e.job).queue == job.queue && !is_taken(e) && in_scope(e) &&
               admissible(static_cast<int32_t>(r), entries_taken(e.job), Resources())) {
             next = static_cast<int32_t>(r);
           }
@@ -449,7 +461,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       needed.clear();
       for (int32_t r : order.node_ranks[id]) {
         const Entry& e = order.ranked[r];
-        if (is_taken(e)) continue;
+        if (is_taken(e) || !in_scope(e)) continue;
         auto it = std::find_if(through.begin(), through.end(), [&e](const auto& p) { return p.first == e.job; });
         if (it == through.end()) it = through.insert(through.end(), {e.job, entries_taken(e.job)});
         if (e.position < it->second) continue;  // taken by an entry of its job earlier in this walk
@@ -484,7 +496,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     for (int32_t r = 0; r < static_cast<int32_t>(order.ranked.size()); ++r) {
       if (best != kNoId && best_pods <= order.min_entry_pods && r > best_rank) break;
       const Entry& e = order.ranked[r];
-      if (is_taken(e)) continue;
+      if (is_taken(e) || !in_scope(e)) continue;
       for (TaskId v : e.tasks) {
         const NodeId id = session.task(v).node;
         if (id == kNoId || visited[id]) continue;

@@ -153,7 +153,10 @@ class Simulation {
   ClusterCache cache_;
   WaitMemo wait_memo_;  // carried from session to session
   ClusterSnapshot spent_snapshot_;  // the last session's, whose storage the next one reuses
-  // The cache's topology and its node ids by name, refreshed when it is rebuilt (RunningTier).
+  // The cache's topology (null without HyperNodes), with topology_node_ids_ refreshed whenever
+  // the cache rebuilt it.
+  const Topology* CurrentTopology();
+  // The cache's topology and its node ids by name, as CurrentTopology last saw them.
   std::shared_ptr<const Topology> topology_;
   std::map<std::string, NodeId, std::less<>> topology_node_ids_;
   // Whole free HyperNodes per tier, as last counted, and since when (RunRecord::free_domains).

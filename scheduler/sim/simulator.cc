@@ -64,17 +64,23 @@ double Simulation::JobRate(const JobState& job) const {
   return job.spec->scaling.Rate(job.running, job.min) * job.topology_factor;
 }
 
-std::optional<int32_t> Simulation::RunningTier(const JobState& job) {
-  if (input_.hypernodes.empty()) return std::nullopt;
+const Topology* Simulation::CurrentTopology() {
+  if (input_.hypernodes.empty()) return nullptr;
   std::shared_ptr<const Topology> topology = cache_.CurrentTopology();
-  if (topology == nullptr) return std::nullopt;
   if (topology != topology_) {
-    topology_ = topology;
+    // Rebuilt: the node set may have changed, and node ids with it.
+    topology_ = std::move(topology);
     topology_node_ids_.clear();
     for (const Node* node : cache_.Nodes()) {
       topology_node_ids_.emplace(node->meta.name, static_cast<NodeId>(topology_node_ids_.size()));
     }
   }
+  return topology_.get();
+}
+
+std::optional<int32_t> Simulation::RunningTier(const JobState& job) {
+  const Topology* topology = CurrentTopology();
+  if (topology == nullptr) return std::nullopt;
   std::vector<NodeId> nodes;
   for (const std::string& key : job.pods) {
     const PodState& pod = pods_.at(key);
@@ -86,9 +92,9 @@ std::optional<int32_t> Simulation::RunningTier(const JobState& job) {
   if (nodes.empty()) return std::nullopt;
   std::sort(nodes.begin(), nodes.end());
   if (nodes.front() == nodes.back()) return 0;
-  const DomainId domain = topology_->Enclosing(nodes);
+  const DomainId domain = topology->Enclosing(nodes);
   if (domain == kNoId) return std::nullopt;
-  return topology_->domains[domain].tier;
+  return topology->domains[domain].tier;
 }
 
 void Simulation::Reschedule(size_t job_index) {
@@ -209,23 +215,20 @@ absl::Status Simulation::Process(const TimelineEntry& e) {
 }
 
 void Simulation::CountFreeDomains() {
-  if (input_.hypernodes.empty()) return;
   for (const auto& [tier, count] : free_domains_now_) {
     free_domain_ms_[tier] += static_cast<double>(count) * static_cast<double>(now_ - free_domains_since_);
   }
   free_domains_since_ = now_;
-  std::shared_ptr<const Topology> topology = cache_.CurrentTopology();
+  const Topology* topology = CurrentTopology();
   if (topology == nullptr) return;
-  std::vector<bool> busy(cache_.node_count(), false);
-  std::map<std::string_view, NodeId> ids;
-  for (const Node* node : cache_.Nodes()) ids.emplace(node->meta.name, static_cast<NodeId>(ids.size()));
+  std::vector<bool> busy(topology_node_ids_.size(), false);
+  auto mark = [&](std::string_view node) {
+    if (auto it = topology_node_ids_.find(node); it != topology_node_ids_.end()) busy[it->second] = true;
+  };
   for (const auto& [key, pod] : pods_) {
-    if (!pod.bound) continue;
-    if (auto it = ids.find(pod.node); it != ids.end()) busy[it->second] = true;
+    if (pod.bound) mark(pod.node);
   }
-  for (const Pod& pod : input_.foreign_pods) {
-    if (auto it = ids.find(pod.node_name); it != ids.end()) busy[it->second] = true;
-  }
+  for (const Pod& pod : input_.foreign_pods) mark(pod.node_name);
   std::map<int32_t, int> counts;
   for (const TopologyDomain& domain : topology->domains) {
     const bool free = !domain.nodes.empty() && std::none_of(domain.nodes.begin(), domain.nodes.end(),

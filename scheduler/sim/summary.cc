@@ -154,6 +154,20 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
       w.Double(mean);
     }
     w.EndObject();
+    w.Key("freeDomainSeries");  // per tier: [t, whole free HyperNodes] at each change
+    w.StartObject();
+    for (const auto& [tier, series] : record.free_domains) {
+      WriteString(w, StrCat(tier));
+      w.StartArray();
+      for (const auto& [t, count] : series) {
+        w.StartArray();
+        w.Double(t);
+        w.Int(count);
+        w.EndArray();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
   }
   w.Key("neverStarted");
   w.StartObject();

@@ -269,40 +269,32 @@ int TopologyMain(int nodes, int gangs, int repeat) {
     for (int i = 0; i < nodes; ++i) AddNode(cache, i, Make(64000, 512, 8));
     AddQueues(cache, 4);
     if (topology) {
-      auto member = [](HyperNodeMember::Type type, std::string name) {
-        HyperNodeMember m;
-        m.type = type;
-        m.exact_name = std::move(name);
-        return m;
+      // Tier t groups the members below it by 8: HyperNode <prefix><i> holds members 8i..8i+7
+      // (names zero-padded to `width` digits).
+      struct Names {
+        const char* prefix;
+        int width;
+        std::string operator()(int i) const { return StrFormat("%s%0*d", prefix, width, i); }
       };
-      const int leaves = (nodes + 7) / 8, spines = (leaves + 7) / 8;
-      for (int l = 0; l < leaves; ++l) {
-        HyperNode leaf;
-        leaf.meta.name = StrFormat("leaf-%04d", l);
-        leaf.tier = 1;
-        for (int i = 8 * l; i < std::min(nodes, 8 * l + 8); ++i) {
-          leaf.members.push_back(member(HyperNodeMember::Type::kNode, StrFormat("node-%05d", i)));
+      auto add_tier = [&](int32_t tier, Names name, int members, HyperNodeMember::Type type, Names member_name) {
+        const int count = (members + 7) / 8;
+        for (int i = 0; i < count; ++i) {
+          HyperNode hn;
+          hn.meta.name = name(i);
+          hn.tier = tier;
+          for (int m = 8 * i; m < std::min(members, 8 * i + 8); ++m) {
+            HyperNodeMember& member = hn.members.emplace_back();
+            member.type = type;
+            member.exact_name = member_name(m);
+          }
+          cache.UpsertHyperNode(std::move(hn));
         }
-        cache.UpsertHyperNode(std::move(leaf));
-      }
-      for (int sp = 0; sp < spines; ++sp) {
-        HyperNode spine;
-        spine.meta.name = StrFormat("spine-%03d", sp);
-        spine.tier = 2;
-        for (int l = 8 * sp; l < std::min(leaves, 8 * sp + 8); ++l) {
-          spine.members.push_back(member(HyperNodeMember::Type::kHyperNode, StrFormat("leaf-%04d", l)));
-        }
-        cache.UpsertHyperNode(std::move(spine));
-      }
-      for (int c = 0; c < (spines + 7) / 8; ++c) {
-        HyperNode core;
-        core.meta.name = StrFormat("core-%02d", c);
-        core.tier = 3;
-        for (int sp = 8 * c; sp < std::min(spines, 8 * c + 8); ++sp) {
-          core.members.push_back(member(HyperNodeMember::Type::kHyperNode, StrFormat("spine-%03d", sp)));
-        }
-        cache.UpsertHyperNode(std::move(core));
-      }
+        return count;
+      };
+      const Names node{"node-", 5}, leaf{"leaf-", 4}, spine{"spine-", 3}, core{"core-", 2};
+      const int leaves = add_tier(1, leaf, nodes, HyperNodeMember::Type::kNode, node);
+      const int spines = add_tier(2, spine, leaves, HyperNodeMember::Type::kHyperNode, leaf);
+      add_tier(3, core, spines, HyperNodeMember::Type::kHyperNode, spine);
     }
     for (int g = 0; g < gangs; ++g) {
       const std::string name = StrFormat("gang-%05d", g);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "api/strings.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/sim/scenario.h"
 #include "test/scenarios/scenario_run.h"
@@ -14,26 +15,14 @@ namespace {
 
 using Outcome = testing::ScenarioOutcome;
 
-constexpr char kTopologyConfig[] = R"(
-actions: "enqueue, allocate, preempt-elastic-workers, reclaim, preempt, elastic-scale, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: conformance
-  - name: elastic
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-  - name: network-topology-aware
-)";
 
 constexpr Millis kHour = 3600 * 1000;
 
+// The default configuration with network-topology-aware added to its last tier.
+std::string TopologyConfig() { return StrCat(DefaultSchedulerConfigYaml(), "  - name: network-topology-aware\n"); }
+
 Outcome Run(const std::string& file, Millis until) {
-  return testing::RunScenarioText(testing::ScenarioText("topology/" + file), kTopologyConfig, until);
+  return testing::RunScenarioText(testing::ScenarioText("topology/" + file), TopologyConfig(), until);
 }
 
 // The leaf (0..3) of node gpu-<i>.
@@ -151,6 +140,8 @@ TEST_CASE("tierRate slows a spread job exactly, and summary.json names the tier 
   CHECK(tier_of("packed") == 1);
   CHECK(tier_of("spread") == 2);
   CHECK(tier_of("wide") == -1);  // no HyperNode holds it whole
+  // Whole free domains over time, for the report: both spines free at first, none while wide runs.
+  CHECK(o.summary.find(R"("freeDomainSeries":{"1":[[0.0,4])") != std::string::npos);
 }
 
 TEST_CASE("a scenario whose topology does not hold together is refused by name") {

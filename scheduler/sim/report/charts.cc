@@ -103,6 +103,23 @@ bool HasThroughput(const RunData& run) {
                      [](const JobSummary& job) { return !job.throughput.empty(); });
 }
 
+bool HasFreeDomains(const RunData& run) { return !run.summary.free_domains.empty(); }
+
+Chart FreeDomainsChart(const RunData& run, double x_max) {
+  Chart chart = TimeChart("Whole free domains per tier", "HyperNodes with no pod", x_max);
+  chart.empty_text = "no topology";
+  for (size_t i = 0; i < run.summary.free_domains.size(); ++i) {
+    const auto& [tier, points] = run.summary.free_domains[i];
+    Series series;
+    series.name = StrCat("tier ", tier);
+    series.colour = Colour(i);
+    series.extend_to_end = true;
+    series.points = DownsampleSteps(points, run.horizon, kMaxPointsPerSeries);
+    chart.series.push_back(std::move(series));
+  }
+  return chart;
+}
+
 Chart ThroughputChart(const RunData& run, double x_max) {
   Chart chart = TimeChart("Throughput per measured job", "throughput (as reported)", x_max);
   chart.empty_text = "no job with throughput scaling";

@@ -14,6 +14,9 @@ Chart RunningPodsChart(const RunData& run, double x_max);
 // the legend; only for runs that have such jobs (HasThroughput).
 Chart ThroughputChart(const RunData& run, double x_max);
 bool HasThroughput(const RunData& run);
+// Whole free HyperNodes per tier over time (spec 6.3), for runs with a topology.
+Chart FreeDomainsChart(const RunData& run, double x_max);
+bool HasFreeDomains(const RunData& run);
 // With a mark wherever a charted queue's pods were evicted.
 Chart QueueShareChart(const RunData& run, double x_max);
 // x is a duration here, not the time of day: `x_max` comes from DistributionMax.

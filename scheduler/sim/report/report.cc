@@ -145,6 +145,10 @@ std::string RenderPage(std::string_view title, const std::vector<RunData>& runs)
       out += "<h2>Throughput per measured job</h2>\n";
       AppendChartRow(&out, runs, ThroughputChart, horizon, /*share_y=*/true);
     }
+    if (std::any_of(runs.begin(), runs.end(), HasFreeDomains)) {
+      out += "<h2>Whole free domains per tier</h2>\n";
+      AppendChartRow(&out, runs, FreeDomainsChart, horizon, /*share_y=*/true);
+    }
   } else {
     out += "<h2>Charts</h2>\n<div class=\"grid2\">\n";
     for (ChartBuilder build : builders) {
@@ -153,6 +157,9 @@ std::string RenderPage(std::string_view title, const std::vector<RunData>& runs)
     }
     if (HasThroughput(runs.front())) {
       StrAppend(&out, "<figure>", RenderChart(ThroughputChart(runs.front(), horizon)), "</figure>\n");
+    }
+    if (HasFreeDomains(runs.front())) {
+      StrAppend(&out, "<figure>", RenderChart(FreeDomainsChart(runs.front(), horizon)), "</figure>\n");
     }
     out += "</div>\n";
   }

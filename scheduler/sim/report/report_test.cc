@@ -234,6 +234,23 @@ TEST_CASE("measured jobs get a throughput chart, and the cluster's GPU goodput a
   CHECK(std::string(result.status().message()).find("jobs[0]: \"throughput[0]\" must be [t, rate] (two numbers)") != std::string::npos);
 }
 
+TEST_CASE("with a topology, whole free domains per tier get a chart over time") {
+  std::string summary = HalfTimeSummary();
+  summary.replace(summary.find(R"("evictions":0,"sessions")"), 0,
+                  R"("freeDomains":{"1":1.5},"freeDomainSeries":{"1":[[0,2],[50,1]],"2":[[0,1],[50,0]]},)");
+  const std::string html = Render({{"topology.conf", HalfTimeEvents(), summary}});
+  CHECK(Count(html, "<svg") == 5);
+  CHECK(html.find("Whole free domains per tier") != std::string::npos);
+  CHECK(html.find("tier 2") != std::string::npos);
+  CHECK(Render({{"plain.conf", HalfTimeEvents(), HalfTimeSummary()}}).find("Whole free domains") == std::string::npos);
+  // A malformed series is an error naming the field.
+  std::string bad = summary;
+  bad.replace(bad.find("[50,1]"), 6, "[50]");
+  absl::StatusOr<std::string> result = RenderHtmlReport("r", {{"bad", HalfTimeEvents(), bad}});
+  REQUIRE_FALSE(result.ok());
+  CHECK(std::string(result.status().message()).find("freeDomainSeries.1[1]") != std::string::npos);
+}
+
 TEST_CASE("each queue's waiting time is shown by reason kind, the longest first") {
   const std::string summary = R"({"cluster":{},"jobs":[],"queues":[{"queue":"team-a","averageWait":10,)"
                               R"("waitByKind":{"no-fit":60,"queue-limit":3600},"share":[]}]})";

@@ -138,6 +138,18 @@ absl::StatusOr<Summary> ReadSummary(std::string_view text) {
     absl::Status status = ReadCluster(*cluster, &out);
     if (!status.ok()) return error(StrCat("cluster: ", status.message()));
   }
+  if (const rapidjson::Value* cluster = Member(document, "cluster")) {
+    if (const rapidjson::Value* tiers = Member(*cluster, "freeDomainSeries")) {
+      if (!tiers->IsObject()) return error("cluster: \"freeDomainSeries\" must be an object of series per tier");
+      for (const auto& tier : tiers->GetObject()) {
+        const std::string name(tier.name.GetString(), tier.name.GetStringLength());
+        auto& [label, points] = out.free_domains.emplace_back(name, std::vector<Point>());
+        absl::Status status = ReadSteps(*tiers, name.c_str(), "[t, count] (two numbers)", {&points});
+        // ReadSteps names the field within the tier's object: "1[3]" -> "freeDomainSeries.1[3]".
+        if (!status.ok()) return error(StrCat("cluster: \"freeDomainSeries.", status.message().substr(1)));
+      }
+    }
+  }
   if (const rapidjson::Value* jobs = Member(document, "jobs")) {
     if (!jobs->IsArray()) return error("\"jobs\" must be an array");
     out.job_rows.reserve(jobs->Size());

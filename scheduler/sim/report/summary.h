@@ -38,6 +38,8 @@ struct Summary {
       session_p99, goodput;
   Distribution jct, wait;
   std::vector<std::pair<std::string, double>> utilization;  // in file order
+  // With a topology: whole free HyperNodes over time, per tier (its number as written).
+  std::vector<std::pair<std::string, std::vector<Point>>> free_domains;
   std::vector<JobSummary> job_rows;
   std::vector<QueueSummary> queues;
 };
