@@ -162,7 +162,7 @@ class Allocator {
       if (std::optional<WaitReason> why = TryJob(job)) Wait(job, *std::move(why));
       return;
     }
-    for (const std::vector<NodeId>* domain : where->domains) {
+    while (const std::vector<NodeId>* domain = where->next()) {
       session_.SetJobScope(job.id, domain);
       std::optional<WaitReason> why = TryJob(job);
       if (!why) {

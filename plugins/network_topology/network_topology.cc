@@ -1,6 +1,7 @@
 #include "plugins/network_topology/network_topology.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -33,6 +34,9 @@ struct Options {
 
 std::string Amount(ResourceId id, int64_t amount) { return FormatQuantity(amount, ResourceUnit(id)); }
 
+// Domains of one tier by the idle amount of one resource, then id.
+using IdleOrder = std::set<std::pair<int64_t, DomainId>>;
+
 class NetworkTopologyPlugin : public Plugin {
  public:
   explicit NetworkTopologyPlugin(Options options) : options_(std::move(options)) {}
@@ -48,6 +52,12 @@ class NetworkTopologyPlugin : public Plugin {
     }
     if (topology_ != nullptr) {
       domain_idle_.assign(topology_->domains.size(), Resources());
+      tier_index_.clear();
+      for (const TopologyDomain& domain : topology_->domains) {
+        tier_index_.push_back(static_cast<int32_t>(
+            std::lower_bound(topology_->tiers.begin(), topology_->tiers.end(), domain.tier) - topology_->tiers.begin()));
+      }
+      by_idle_.clear();
       node_idle_.assign(session.nodes().size(), Resources());
       node_seen_.assign(session.nodes().size(), UINT64_MAX);
       ConfineRunningJobs();
@@ -133,7 +143,27 @@ class NetworkTopologyPlugin : public Plugin {
     const Resources delta = idle - node_idle_[node.id];
     node_idle_[node.id] = std::move(idle);
     for (DomainId d = topology_->leaf_of[node.id]; d != kNoId; d = topology_->domains[d].parent) {
+      for (ResourceId r = 0; r < by_idle_.size(); ++r) {
+        const int64_t change = delta.Get(r);
+        if (change == 0 || by_idle_[r].empty() || !topology_->domains[d].broken.empty()) continue;
+        IdleOrder& order = by_idle_[r][tier_index_[d]];
+        const int64_t before = domain_idle_[d].Get(r);
+        order.erase({before, d});
+        order.emplace(before + change, d);
+      }
       domain_idle_[d] += delta;
+    }
+  }
+
+  // Indexes the sound domains of each tier by their idle amount of `resource`, when first asked.
+  void ByIdle(ResourceId resource) {
+    if (by_idle_.size() <= resource) by_idle_.resize(resource + 1);
+    std::vector<IdleOrder>& orders = by_idle_[resource];
+    if (orders.empty()) {
+      orders.resize(std::max<size_t>(topology_->tiers.size(), 1));
+      for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+        if (topology_->domains[d].broken.empty()) orders[tier_index_[d]].emplace(domain_idle_[d].Get(resource), d);
+      }
     }
   }
 
@@ -165,9 +195,13 @@ class NetworkTopologyPlugin : public Plugin {
   std::optional<DomainCandidates> Domains(const JobInfo& job, bool for_eviction) {
     const bool constrained = job.network_topology.has_value();
     if (!constrained && (!options_.pack_normal_pods || topology_ == nullptr)) return std::nullopt;
-    // Placed already: its scope (hard) or nothing (soft) says where its next pods go.
-    if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) + job.Count(TaskStatus::kReleasing) > 0) return std::nullopt;
     const bool hard = constrained && job.network_topology->hard;
+    // Placed already: a hard job's scope says where its next pods go; any other job's pods are
+    // tried first in the domain that holds its pods, then the ones above it, then anywhere.
+    if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) + job.Count(TaskStatus::kReleasing) > 0) {
+      if (hard || for_eviction || topology_ == nullptr) return std::nullopt;
+      return AroundPlacedPods(job);
+    }
     DomainCandidates out;
     out.confine = hard;
     out.anywhere_after = !hard;
@@ -193,21 +227,89 @@ class NetworkTopologyPlugin : public Plugin {
     if (need.IsZero() && !for_eviction) return std::nullopt;
     const ResourceId dominant = DominantResource(need);
     RefreshIdle();
-    // Domains come by tier, then name: one pass, then best fit within each tier (a stable sort
-    // keeps the name order among equal fits).
-    std::vector<std::tuple<int32_t, int64_t, DomainId>> fits;  // (tier, left after it, domain)
-    for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
-      const TopologyDomain& domain = topology_->domains[d];
-      if (domain.tier > limit) break;
-      if (!domain.broken.empty() || (!for_eviction && !need.FitsIn(domain_idle_[d]))) continue;
-      fits.emplace_back(domain.tier, domain_idle_[d].Get(dominant) - need.Get(dominant), d);
+    if (for_eviction) {
+      // Evictions may make room anywhere: every sound domain up to the limit, by tier, then by
+      // best fit (a stable sort keeps the name order among equal fits).
+      std::vector<std::tuple<int32_t, int64_t, DomainId>> fits;  // (tier, left after it, domain)
+      for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+        const TopologyDomain& domain = topology_->domains[d];
+        if (domain.tier > limit) break;
+        if (domain.broken.empty()) fits.emplace_back(domain.tier, domain_idle_[d].Get(dominant) - need.Get(dominant), d);
+      }
+      std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) {
+        return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
+      });
+      out.next = [this, fits = std::move(fits), i = size_t{0}]() mutable -> const std::vector<NodeId>* {
+        return i < fits.size() ? &topology_->domains[std::get<2>(fits[i++])].nodes : nullptr;
+      };
+    } else {
+      // Best fit without a pass over every domain: within each tier, from the domain with the
+      // least idle of the dominant resource that still covers it, skipping those short of
+      // another resource. Ties go by domain id, which is name order within a tier.
+      // A soft job that no domain holds whole tries last the fewest top domains that do.
+      ByIdle(dominant);
+      size_t tier = 0;
+      std::optional<IdleOrder::const_iterator> at;
+      bool spread = !hard;
+      out.next = [this, need, dominant, limit, tier, at, spread]() mutable -> const std::vector<NodeId>* {
+        for (; tier < topology_->tiers.size() && topology_->tiers[tier] <= limit; ++tier, at.reset()) {
+          const IdleOrder& order = by_idle_[dominant][tier];
+          if (!at) at = order.lower_bound({need.Get(dominant), 0});
+          while (*at != order.end()) {
+            const DomainId d = ((*at)++)->second;
+            if (need.FitsIn(domain_idle_[d])) return &topology_->domains[d].nodes;
+          }
+        }
+        if (!std::exchange(spread, false)) return nullptr;
+        return FewestRootsHolding(need, dominant);
+      };
     }
-    std::stable_sort(fits.begin(), fits.end(), [](const auto& a, const auto& b) {
-      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
-    });
-    for (const auto& [tier, left, d] : fits) out.domains.push_back(&topology_->domains[d].nodes);
     out.none_fits = [this, need, dominant, limit] { return NoDomainReason(need, dominant, limit); };
     return out;
+  }
+
+  // The domain holding a placed job's pods and those above it, each then anywhere.
+  std::optional<DomainCandidates> AroundPlacedPods(const JobInfo& job) {
+    std::vector<NodeId> nodes;
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session_->task(t);
+      if (HoldsNode(task.status) || task.status == TaskStatus::kPipelined) nodes.push_back(task.node);
+    }
+    DomainId at = nodes.empty() ? kNoId : topology_->Enclosing(nodes);
+    if (at == kNoId) return std::nullopt;
+    DomainCandidates out;
+    out.anywhere_after = true;
+    out.next = [this, at]() mutable -> const std::vector<NodeId>* {
+      while (at != kNoId) {
+        const TopologyDomain& domain = topology_->domains[std::exchange(at, topology_->domains[at].parent)];
+        if (domain.broken.empty()) return &domain.nodes;
+      }
+      return nullptr;
+    };
+    return out;
+  }
+
+  // The nodes of the fewest sound top domains (most idle of `dominant` first) that hold `need`
+  // together, or nullptr when all of them together do not.
+  const std::vector<NodeId>* FewestRootsHolding(const Resources& need, ResourceId dominant) {
+    std::vector<std::pair<int64_t, DomainId>> roots;  // (-idle, domain): most idle first, then by name
+    for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+      const TopologyDomain& domain = topology_->domains[d];
+      if (domain.parent == kNoId && domain.broken.empty()) roots.emplace_back(-domain_idle_[d].Get(dominant), d);
+    }
+    std::sort(roots.begin(), roots.end());
+    Resources together;
+    spread_nodes_.clear();
+    for (const auto& [minus_idle, d] : roots) {
+      together += domain_idle_[d];
+      const std::vector<NodeId>& nodes = topology_->domains[d].nodes;
+      spread_nodes_.insert(spread_nodes_.end(), nodes.begin(), nodes.end());
+      if (need.FitsIn(together)) {
+        std::sort(spread_nodes_.begin(), spread_nodes_.end());
+        return &spread_nodes_;
+      }
+    }
+    return nullptr;
   }
 
   // "needs 16 nvidia.com/gpu within one tier-1 hypernode; the most free is leaf-2 with 12".
@@ -240,6 +342,9 @@ class NetworkTopologyPlugin : public Plugin {
   Topology own_;  // built from node labels when the cluster has no HyperNodes
   const Topology* topology_ = nullptr;
   std::vector<Resources> domain_idle_;
+  std::vector<NodeId> spread_nodes_;          // FewestRootsHolding's answer
+  std::vector<int32_t> tier_index_;          // each domain's place in topology_->tiers
+  std::vector<std::vector<IdleOrder>> by_idle_;  // [resource][tier index]; empty until asked
   std::vector<Resources> node_idle_;
   std::vector<uint64_t> node_seen_;  // the node version node_idle_ was taken at
   std::vector<NodeId> dirty_;        // nodes a task moved onto or off since the last refresh

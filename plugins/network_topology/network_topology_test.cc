@@ -1,6 +1,7 @@
 #include "plugins/network_topology/network_topology.h"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -139,6 +140,18 @@ TEST_CASE("a recreated pod of a running hard gang goes back into the rack its ga
   auto out = RunSession(b, kConfig);
   REQUIRE(out.binds.count("default/gang-w-1") == 1);
   CHECK(out.binds.at("default/gang-w-1") == "n4");  // n1, n2 and n5 are emptier, but not in r2
+}
+
+TEST_CASE("a recreated pod of a soft or unconstrained gang goes back to its rack first") {
+  for (const std::optional<NetworkTopology>& constraint :
+       {std::optional<NetworkTopology>(NetworkTopology{.hard = false}), std::optional<NetworkTopology>()}) {
+    ClusterBuilder b = Cluster();
+    b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = constraint});
+    b.Running("gang-w-0", "n3");
+    auto out = RunSession(b, kConfig);
+    REQUIRE(out.binds.count("default/gang-w-1") == 1);
+    CHECK(out.binds.at("default/gang-w-1") == "n4");  // n1, n2 and n5 are as empty, but outside r2
+  }
 }
 
 TEST_CASE("plugin arguments are checked by name") {

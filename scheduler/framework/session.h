@@ -113,7 +113,10 @@ using VictimsFn =
 // Network-topology placement (spec 3.3): the domains (node sets) where a job's min may be placed
 // whole, in the order to try them. A hook answers for jobs it has an opinion on.
 struct DomainCandidates {
-  std::vector<const std::vector<NodeId>*> domains;  // sorted node ids each; tried in order
+  // The next domain to try (sorted node ids), or nullptr when there is none left. Lazy, so that
+  // a job placed in its first domain costs one lookup, not a pass over every domain. The
+  // domains it walks must not change between calls (no placements outside the tries).
+  std::function<const std::vector<NodeId>*()> next = []() -> const std::vector<NodeId>* { return nullptr; };
   bool anywhere_after = false;                       // none holds it: place it anywhere (soft)
   bool confine = false;  // hard: the job's later pods stay in the domain that took its min
   // Why the job waits when no domain holds it (hard); called only then.

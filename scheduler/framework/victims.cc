@@ -83,7 +83,7 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
       // evicted when no single domain would do.
       const std::vector<NodeId>* best = nullptr;
       size_t best_victims = 0;
-      for (const std::vector<NodeId>* domain : where->domains) {
+      while (const std::vector<NodeId>* domain = where->next()) {
         session.SetJobScope(id, domain);
         Statement trial(session);
         std::optional<VictimPlan> plan = plan_in(trial);

@@ -67,6 +67,15 @@ TEST_CASE("a soft job runs in the lowest tier that holds it, and anywhere when n
   CHECK(Leaves(o, "wide").size() >= 3);
 }
 
+TEST_CASE("a soft job that no domain holds runs across the fewest domains") {
+  Outcome o = Run("soft_fewest_racks.yaml", kHour);
+  REQUIRE(o.start.count("default/wide") == 1);
+  CHECK(Leaves(o, "wide").size() == 2);
+  // Without the plugin its pods spread over the emptiest nodes, in every rack.
+  Outcome plain = testing::RunScenario("topology/soft_fewest_racks.yaml", kHour);
+  CHECK(Leaves(plain, "wide").size() == 3);
+}
+
 TEST_CASE("small jobs fill the fullest leaf, so whole-leaf jobs start at once") {
   Outcome o = Run("small_jobs_packed.yaml", kHour);
   for (int i = 0; i < 4; ++i) CHECK(Leaves(o, "small-" + std::to_string(i)) == std::set<int>{0});
