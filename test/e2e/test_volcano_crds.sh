@@ -42,7 +42,7 @@ restore_lahar_crd() {
   done
   return 1
 }
-trap 'rc=$?; restore_lahar_crd || echo "could not put Lahar PodGroup CRD back (see $T/lahar-crd.json)"; (exit $rc); cleanup' EXIT
+trap 'rc=$?; set +e; trap - ERR; restore_lahar_crd || echo "could not put Lahar PodGroup CRD back (see $T/lahar-crd.json)"; (exit $rc); cleanup' EXIT
 
 step "Volcano's PodGroup CRD replaces Lahar's (PUT with its resourceVersion)"
 awk -v rv="$(crd_version)" '/^---[ \t]*$/ && !started { next } { started = 1; print }
