@@ -145,8 +145,11 @@ class EnqueueAction : public Action {
     // create a job's pods only once its PodGroup is Inqueue, so admission judges minResources
     // (else the pods there are), as Volcano's enqueue does; allocate holds a job short of pods.
     // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
+    // A job that can never start where it is (a hard network-topology job no domain holds) is
+    // not admitted at all: admitted, it would hold its queue's capability for nothing.
     const Resources need = AdmissionRequest(session, job);
-    std::optional<WaitReason> refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
+    std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
+    if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
     if (refusal) {
       session.SetWaitReason(job.id, *std::move(refusal));
       return;

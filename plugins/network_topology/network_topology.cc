@@ -50,6 +50,7 @@ class NetworkTopologyPlugin : public Plugin {
       own_ = BuildLabelTopology(options_.label_keys, session.nodes());
       topology_ = &own_;
     }
+    domain_capacity_.clear();
     if (topology_ != nullptr) {
       domain_idle_.assign(topology_->domains.size(), Resources());
       tier_index_.clear();
@@ -76,6 +77,7 @@ class NetworkTopologyPlugin : public Plugin {
       session.AddEventHandler(std::move(handler));
     }
     session.AddJobDomainsFn([this](const JobInfo& job, bool for_eviction) { return Domains(job, for_eviction); });
+    session.AddJobAdmissionFn([this](const JobInfo& job, const Resources& need) { return NeverHeld(job, need); });
   }
 
  private:
@@ -207,10 +209,7 @@ class NetworkTopologyPlugin : public Plugin {
     out.anywhere_after = !hard;
     if (topology_ == nullptr) {
       if (!hard) return std::nullopt;
-      out.none_fits = [] {
-        return WaitReason{.kind = WaitKind::kTopology,
-                          .detail = "networkTopology mode hard, but the cluster has no HyperNodes (and no topology.labels)"};
-      };
+      out.none_fits = [] { return NoTopologyReason(); };
       return out;
     }
     int32_t limit = topology_->tiers.empty() ? 0 : topology_->tiers.back();
@@ -264,8 +263,39 @@ class NetworkTopologyPlugin : public Plugin {
         return FewestRootsHolding(need, dominant);
       };
     }
-    out.none_fits = [this, need, dominant, limit] { return NoDomainReason(need, dominant, limit); };
+    out.none_fits = [this, need, dominant, limit] {
+      RefreshIdle();
+      return NoDomainReason(need, dominant, limit, domain_idle_, "most free");
+    };
     return out;
+  }
+
+  static WaitReason NoTopologyReason() {
+    return WaitReason{.kind = WaitKind::kTopology,
+                      .detail = "networkTopology mode hard, but the cluster has no HyperNodes (and no topology.labels)"};
+  }
+
+  // Why a hard job that no sound domain of an allowed tier could hold even empty is not
+  // admitted, or nullopt.
+  std::optional<WaitReason> NeverHeld(const JobInfo& job, const Resources& need) {
+    if (!job.network_topology || !job.network_topology->hard || need.IsZero()) return std::nullopt;
+    if (topology_ == nullptr) return NoTopologyReason();
+    TierLimit allowed = AllowedTier(*job.network_topology);
+    if (allowed.invalid) return std::move(allowed.invalid);
+    if (domain_capacity_.empty()) {
+      domain_capacity_.assign(topology_->domains.size(), Resources());
+      for (const NodeInfo& node : session_->nodes()) {
+        for (DomainId d = topology_->leaf_of[node.id]; d != kNoId; d = topology_->domains[d].parent) {
+          domain_capacity_[d] += node.allocatable;
+        }
+      }
+    }
+    for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
+      const TopologyDomain& domain = topology_->domains[d];
+      if (domain.tier > allowed.tier) break;
+      if (domain.broken.empty() && need.FitsIn(domain_capacity_[d])) return std::nullopt;
+    }
+    return NoDomainReason(need, DominantResource(need), allowed.tier, domain_capacity_, "largest");
   }
 
   // The domain holding a placed job's pods and those above it, each then anywhere.
@@ -313,8 +343,9 @@ class NetworkTopologyPlugin : public Plugin {
   }
 
   // "needs 16 nvidia.com/gpu within one tier-1 hypernode; the most free is leaf-2 with 12".
-  WaitReason NoDomainReason(const Resources& need, ResourceId dominant, int32_t limit) {
-    RefreshIdle();
+  // `amounts` per domain, `which` the word for the domain with the most of the dominant resource.
+  WaitReason NoDomainReason(const Resources& need, ResourceId dominant, int32_t limit,
+                            const std::vector<Resources>& amounts, std::string_view which) {
     DomainId most = kNoId;
     std::string broken;
     for (DomainId d = 0; d < static_cast<DomainId>(topology_->domains.size()); ++d) {
@@ -324,15 +355,15 @@ class NetworkTopologyPlugin : public Plugin {
         if (broken.empty()) broken = StrCat("; HyperNode ", domain.name, " ", domain.broken);
         continue;
       }
-      if (most == kNoId || domain_idle_[d].Get(dominant) > domain_idle_[most].Get(dominant)) most = d;
+      if (most == kNoId || amounts[d].Get(dominant) > amounts[most].Get(dominant)) most = d;
     }
     std::string detail = StrCat("needs ", Amount(dominant, need.Get(dominant)), " ", ResourceName(dominant),
                                 " within one tier-", limit, " hypernode; ");
     if (most == kNoId) {
       StrAppend(&detail, "there is no sound HyperNode of tier ", limit, " or below");
     } else {
-      StrAppend(&detail, "the most free is ", topology_->domains[most].name, " with ",
-                Amount(dominant, domain_idle_[most].Get(dominant)));
+      StrAppend(&detail, "the ", which, " is ", topology_->domains[most].name, " with ",
+                Amount(dominant, amounts[most].Get(dominant)));
     }
     return WaitReason{.kind = WaitKind::kTopology, .detail = detail + broken};
   }
@@ -342,6 +373,7 @@ class NetworkTopologyPlugin : public Plugin {
   Topology own_;  // built from node labels when the cluster has no HyperNodes
   const Topology* topology_ = nullptr;
   std::vector<Resources> domain_idle_;
+  std::vector<Resources> domain_capacity_;  // allocatable per domain, summed when first asked
   std::vector<NodeId> spread_nodes_;          // FewestRootsHolding's answer
   std::vector<int32_t> tier_index_;          // each domain's place in topology_->tiers
   std::vector<std::vector<IdleOrder>> by_idle_;  // [resource][tier index]; empty until asked

@@ -186,6 +186,9 @@ void Session::AddElasticShedFn(JobCountFn fn) { AddHook(elastic_shed_, Extension
 void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
 void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
 void Session::AddJobDomainsFn(JobDomainsFn fn) { AddHook(job_domains_, ExtensionPoint::kHyperNodeOrder, std::move(fn)); }
+void Session::AddJobAdmissionFn(ClusterAdmissionFn fn) {
+  AddHook(job_admission_, ExtensionPoint::kHyperNodeOrder, std::move(fn));
+}
 
 std::optional<DomainCandidates> Session::JobDomains(const JobInfo& job, bool for_eviction) const {
   for (const auto& hook : job_domains_) {
@@ -295,11 +298,20 @@ bool Session::JobStarving(const JobInfo& job) const {
 
 bool Session::JobEnqueueable(const JobInfo& job) const { return TierVote(job_enqueueable_, job, true); }
 
-std::optional<WaitReason> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
-  for (const auto& hook : cluster_admission_) {
+std::optional<WaitReason> Session::FirstRefusal(const std::vector<Hook<ClusterAdmissionFn>>& hooks, const JobInfo& job,
+                                                const Resources& need) {
+  for (const auto& hook : hooks) {
     if (std::optional<WaitReason> refusal = hook.fn(job, need)) return refusal;
   }
   return std::nullopt;
+}
+
+std::optional<WaitReason> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
+  return FirstRefusal(cluster_admission_, job, need);
+}
+
+std::optional<WaitReason> Session::JobAdmissionRefusal(const JobInfo& job, const Resources& need) const {
+  return FirstRefusal(job_admission_, job, need);
 }
 
 void Session::AdmitJob(JobId job, const Resources& need) {

@@ -305,6 +305,9 @@ class Session {
   void AddElasticPredicateFn(PredicateFn fn);
   void AddEventHandler(EventHandler handler);
   void AddJobDomainsFn(JobDomainsFn fn);
+  // Refuses to admit a job that its placement rules say can never start (a hard network-topology
+  // job no domain could hold even empty); the cluster's and queues' checks come after it.
+  void AddJobAdmissionFn(ClusterAdmissionFn fn);
 
   // ---- Combined queries (from actions) ----
   bool JobOrderLess(const JobInfo& l, const JobInfo& r) const;
@@ -331,6 +334,8 @@ class Session {
   bool HasClusterAdmissionHooks() const { return !cluster_admission_.empty(); }
   // The first refusal of the cluster admission hooks, or nullopt.
   std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
+  // The first refusal of the job admission hooks, or nullopt.
+  std::optional<WaitReason> JobAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // Sets the job Inqueue and tells the JobEnqueued hooks.
   void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
@@ -407,6 +412,8 @@ class Session {
   };
   template <typename Fn>
   void AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn);
+  static std::optional<WaitReason> FirstRefusal(const std::vector<Hook<ClusterAdmissionFn>>& hooks,
+                                                const JobInfo& job, const Resources& need);
 
   ClusterSnapshot cluster_;
   const SchedulerConfig& config_;
@@ -440,6 +447,7 @@ class Session {
   std::vector<Hook<PredicateFn>> elastic_predicates_;
   std::vector<EventHandler> event_handlers_;
   std::vector<Hook<JobDomainsFn>> job_domains_;
+  std::vector<Hook<ClusterAdmissionFn>> job_admission_;
   std::vector<const std::vector<NodeId>*> job_scope_;
 
   NodeSearchOptions search_options_;

@@ -52,7 +52,7 @@ TEST_CASE("a hard job waits whole rather than spread, while a tier-2 job fits in
   REQUIRE(!o.waiting["default/leafy"].empty());
   const testing::ScenarioWaiting& why = o.waiting["default/leafy"].back();
   CHECK(why.kind == "topology");
-  CHECK(why.reason.find("needs 24 nvidia.com/gpu within one tier-1 hypernode; the most free is leaf-") == 0);
+  CHECK(why.reason == "needs 24 nvidia.com/gpu within one tier-1 hypernode; the largest is leaf-0 with 16");
   REQUIRE(o.start.count("default/spiny") == 1);
   const std::set<int> leaves = Leaves(o, "spiny");
   CHECK((*leaves.begin()) / 2 == (*leaves.rbegin()) / 2);  // one spine

@@ -5,7 +5,9 @@
 
 #include <string>
 
+#include "api/strings.h"
 #include "rapidjson/document.h"
+#include "scheduler/framework/config.h"
 #include "test/scenarios/scenario_run.h"
 
 namespace lahar {
@@ -118,6 +120,20 @@ TEST_CASE("queue-closed and not-leaf-queue: the queue at fault is named, and bot
   const rapidjson::Document summary = Summary(o);
   CHECK(summary["cluster"]["neverStarted"]["queue-closed"].GetInt() == 1);
   CHECK(summary["cluster"]["neverStarted"]["not-leaf-queue"].GetInt() == 1);
+}
+
+TEST_CASE("topology: a hard job that no leaf holds names the most free one, and never starts") {
+  const std::string config = StrCat(DefaultSchedulerConfigYaml(), "  - name: network-topology-aware\n");
+  ScenarioOutcome o = testing::RunScenarioText(testing::ScenarioText("why/topology.yaml"), config, kThreeHours);
+  CHECK(o.start.count("default/leafy") == 1);
+  const std::string wide = "needs 24 nvidia.com/gpu within one tier-1 hypernode; the largest is leaf-0 with 16";
+  REQUIRE(!o.waiting["default/wide"].empty());
+  CHECK(o.waiting["default/wide"][0].kind == "topology");
+  CHECK(o.waiting["default/wide"].back().reason == wide);
+  const rapidjson::Document summary = Summary(o);
+  CHECK(JobEntry(summary, "default/wide")["reason"].GetString() == wide);
+  CHECK(summary["cluster"]["neverStarted"]["topology"].GetInt() == 1);
+  CHECK(summary["cluster"]["neverStarted"].MemberCount() == 1);
 }
 
 }  // namespace
