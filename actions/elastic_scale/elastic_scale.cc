@@ -32,12 +32,25 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
     VictimOrderCache orders;
     const auto order_key = ElasticWorkersOrderKey(session);
     for (JobId id : starving) {
-      if (orders.FailsAlike(session, session.job(id), {session.job(id).queue, 0})) continue;
+      const JobInfo& job = session.job(id);
+      std::pair<int64_t, int64_t> key{job.queue, 0};
+      // A job that must stay inside one network domain keeps capacity in the domain where the
+      // fewest workers make room for it, as the evicting actions would take them.
+      std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
+      if (std::optional<std::pair<int64_t, int64_t>> own = OwnFailureKey(session, job, where.has_value())) {
+        key = *own;
+      } else if (orders.FailsAlike(session, job, key)) {
+        continue;
+      }
+      auto plan_in = [&](Statement& statement) -> std::optional<VictimPlan> {
+        VictimPolicy policy = ElasticWorkersPolicy(session, job);
+        policy.include_cooldown = true;
+        return PlanForStarvingJob(session, statement, id, policy, scalable, &orders, key, order_key(job));
+      };
+      if (where && !ScopeToFewestVictimsDomain(session, id, *where, plan_in, nullptr)) continue;
       auto statement = std::make_unique<Statement>(session);
-      VictimPolicy policy = ElasticWorkersPolicy(session, session.job(id));
-      policy.include_cooldown = true;
-      VictimPlan plan = PlanForStarvingJob(session, *statement, id, policy, scalable, &orders, {session.job(id).queue, 0},
-                                           order_key(session.job(id)));
+      VictimPlan plan = *plan_in(*statement);
+      if (where) session.SetJobScope(id, nullptr);  // kept capacity only: allocate places it later
       if (!plan.fits) {
         statement->Discard();  // frees its victims for the next starving job's plan
         continue;

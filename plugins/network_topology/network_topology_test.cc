@@ -116,6 +116,33 @@ tiers:
   CHECK(evicted == std::set<std::string>{"default/e-w-1", "default/e-w-3"});
 }
 
+TEST_CASE("elastic-scale keeps capacity for a hard gang inside one rack, and gives the rest to workers") {
+  // The gang fits only in r2 (n3 idle, e's second worker on n4 once its cooldown ends); r1 would
+  // need e's min. So n3 and n4 are kept for it, and f's next worker takes n1, the idle node of r1.
+  // Kept without the domain, the gang's two pods would hold n1 and n3 and f could not grow.
+  const std::string kScaleConfig = std::string(R"(
+actions: "enqueue, allocate, preempt-elastic-workers, elastic-scale"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: elastic
+)") + kTopologyTier;
+  ClusterBuilder b = Cluster();
+  b.Job("e", {.min = 1, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}});
+  b.Running("e-w-0", "n2").Running("e-w-1", "n4");
+  b.LastScaled("e", 0);  // in its cooldown: preempt-elastic-workers may not take e-w-1 yet
+  b.Job("f", {.min = 1, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}});
+  b.Running("f-w-0", "n5");
+  b.ForeignPod("other", "n5", "cpu=1,nvidia.com/gpu=4");
+  b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = Hard(1)});
+  auto out = RunSession(b, kScaleConfig, /*now=*/1000);
+  CHECK(out.evicts.empty());
+  CHECK(out.binds.count("default/gang-w-0") == 0);
+  REQUIRE(out.binds.count("default/f-w-1") == 1);
+  CHECK(out.binds.at("default/f-w-1") == "n1");
+}
+
 TEST_CASE("jobs without a constraint fill the fullest rack, unless normal-pod packing is off") {
   // r2 has a pod on n3: it is the fuller rack, while least-requested node order prefers n1.
   auto first_node = [](const std::string& config) {

@@ -63,11 +63,9 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     const JobInfo& job = session.job(id);
     std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
     const std::pair<int64_t, int64_t> order_key = handler.order_key ? handler.order_key(job) : key;
-    // A job confined to a domain (spec 3.3) fails or fits by its domain, not by its shapes alone:
-    // its failures are kept under a key of its own, which no other job asks about.
-    const std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
-    if (where || session.JobScope(id) != nullptr) {
-      key = {std::numeric_limits<int64_t>::min() + id, 0};
+    std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
+    if (std::optional<std::pair<int64_t, int64_t>> own = OwnFailureKey(session, job, where.has_value())) {
+      key = *own;
     } else if (orders.FailsAlike(session, job, key)) {
       LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
       continue;
@@ -79,24 +77,10 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
       return PlanForStarvingJob(session, statement, id, *policy, scalable, &orders, key, order_key);
     };
     if (where) {
-      // Every victim from the one domain where the fewest evictions let the min fit; nothing
-      // evicted when no single domain would do.
-      const std::vector<NodeId>* best = nullptr;
-      size_t best_victims = 0;
-      while (const std::vector<NodeId>* domain = where->next()) {
-        session.SetJobScope(id, domain);
-        Statement trial(session);
-        std::optional<VictimPlan> plan = plan_in(trial);
-        trial.Discard();
-        if (!plan) break;
-        if (handler.settled) handler.settled(*plan, /*committed=*/false);
-        if (plan->fits && (best == nullptr || plan->victims.size() < best_victims)) {
-          best = domain;
-          best_victims = plan->victims.size();
-        }
-      }
-      session.SetJobScope(id, best);
-      if (best == nullptr) {
+      auto discarded = [&handler](const VictimPlan& plan) {
+        if (handler.settled) handler.settled(plan, /*committed=*/false);
+      };
+      if (!ScopeToFewestVictimsDomain(session, id, *where, plan_in, discarded)) {
         LAHAR_LOG(2, action) << job.key() << ": min fits no single domain, nothing evicted";
         continue;
       }
@@ -180,6 +164,32 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
 }
 
 }  // namespace
+
+bool ScopeToFewestVictimsDomain(Session& session, JobId id, DomainCandidates& where,
+                                const std::function<std::optional<VictimPlan>(Statement&)>& plan_in,
+                                const std::function<void(const VictimPlan&)>& discarded) {
+  const std::vector<NodeId>* best = nullptr;
+  size_t best_victims = 0;
+  while (const std::vector<NodeId>* domain = where.next()) {
+    session.SetJobScope(id, domain);
+    Statement trial(session);
+    std::optional<VictimPlan> plan = plan_in(trial);
+    trial.Discard();
+    if (!plan) break;
+    if (discarded) discarded(*plan);
+    if (plan->fits && (best == nullptr || plan->victims.size() < best_victims)) {
+      best = domain;
+      best_victims = plan->victims.size();
+    }
+  }
+  session.SetJobScope(id, best);
+  return best != nullptr;
+}
+
+std::optional<std::pair<int64_t, int64_t>> OwnFailureKey(const Session& session, const JobInfo& job, bool has_domains) {
+  if (!has_domains && session.JobScope(job.id) == nullptr) return std::nullopt;
+  return std::pair<int64_t, int64_t>{std::numeric_limits<int64_t>::min() + job.id, 0};
+}
 
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
   const std::vector<bool> scalable = ScalableJobs(session);

@@ -149,6 +149,18 @@ struct StarvingJobHandler {
 // that would still not fit. `action` names the log lines.
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler);
 
+// For a job confined to network domains (spec 3.3, Session::JobDomains): plans it in each of
+// `where`'s domains with `plan_in` (into a trial statement, then discarded; `discarded`, when set,
+// is told of each plan) and scopes the job to the domain whose fitting plan evicts the fewest.
+// False, and the job unscoped, when no domain's plan fits (or `plan_in` leaves the job alone).
+bool ScopeToFewestVictimsDomain(Session& session, JobId id, DomainCandidates& where,
+                                const std::function<std::optional<VictimPlan>(Statement&)>& plan_in,
+                                const std::function<void(const VictimPlan&)>& discarded);
+// A job confined to a domain (`has_domains`, or scoped) fails or fits by its domain, not by its
+// shapes alone: the key its failures are kept under (VictimOrderCache), one of its own that no
+// other job asks about. Nullopt for any other job.
+std::optional<std::pair<int64_t, int64_t>> OwnFailureKey(const Session& session, const JobInfo& job, bool has_domains);
+
 // After a committed plan: jobs taken whole go back to Pending (their owners recreate the pods);
 // jobs that lost elastic workers only are marked scaled (their cooldown restarts).
 void SettleVictims(Session& session, const VictimPlan& plan);
