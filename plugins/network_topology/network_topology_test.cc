@@ -43,6 +43,12 @@ ClusterBuilder Cluster() {
   return b;
 }
 
+// `actions` over priority, gang and elastic, then the topology tier.
+std::string ElasticConfig(const std::string& actions) {
+  return "actions: \"" + actions + "\"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n  - name: elastic\n" +
+         kTopologyTier;
+}
+
 NetworkTopology Hard(int tier) { return NetworkTopology{.hard = true, .highest_tier_allowed = tier}; }
 
 TEST_CASE("topology.labels: a hard gang is placed inside one rack, never on the unracked node") {
@@ -94,20 +100,12 @@ TEST_CASE("preempt-elastic-workers takes a hard gang's victims from the one rack
   // Elastic job e (min 1) runs a worker on every racked node; its highest-index workers are
   // in different racks (w3 on n4 in r2, w2 on n1 in r1). Taking the two highest would free one
   // node in each rack; only r2 can be emptied (w0 is e's min and stays in r1).
-  const std::string kElasticConfig = std::string(R"(
-actions: "enqueue, allocate, preempt-elastic-workers"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: elastic
-)") + kTopologyTier;
   ClusterBuilder b = Cluster();
   b.ForeignPod("other", "n5", "cpu=1,nvidia.com/gpu=8");
   b.Job("e", {.min = 1, .tasks = {{"w", 4, "cpu=1,nvidia.com/gpu=4"}}});
   b.Running("e-w-0", "n2").Running("e-w-1", "n3").Running("e-w-2", "n1").Running("e-w-3", "n4");
   b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = Hard(1)});
-  auto out = RunSession(b, kElasticConfig);
+  auto out = RunSession(b, ElasticConfig("enqueue, allocate, preempt-elastic-workers"));
   std::set<std::string> evicted;
   for (const auto& [pod, reason] : out.evicts) {
     evicted.insert(pod);
@@ -120,14 +118,6 @@ TEST_CASE("elastic-scale keeps capacity for a hard gang inside one rack, and giv
   // The gang fits only in r2 (n3 idle, e's second worker on n4 once its cooldown ends); r1 would
   // need e's min. So n3 and n4 are kept for it, and f's next worker takes n1, the idle node of r1.
   // Kept without the domain, the gang's two pods would hold n1 and n3 and f could not grow.
-  const std::string kScaleConfig = std::string(R"(
-actions: "enqueue, allocate, preempt-elastic-workers, elastic-scale"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-  - name: elastic
-)") + kTopologyTier;
   ClusterBuilder b = Cluster();
   b.Job("e", {.min = 1, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}});
   b.Running("e-w-0", "n2").Running("e-w-1", "n4");
@@ -136,7 +126,7 @@ tiers:
   b.Running("f-w-0", "n5");
   b.ForeignPod("other", "n5", "cpu=1,nvidia.com/gpu=4");
   b.Job("gang", {.min = 2, .tasks = {{"w", 2, "cpu=1,nvidia.com/gpu=4"}}, .network_topology = Hard(1)});
-  auto out = RunSession(b, kScaleConfig, /*now=*/1000);
+  auto out = RunSession(b, ElasticConfig("enqueue, allocate, preempt-elastic-workers, elastic-scale"), /*now=*/1000);
   CHECK(out.evicts.empty());
   CHECK(out.binds.count("default/gang-w-0") == 0);
   REQUIRE(out.binds.count("default/f-w-1") == 1);
