@@ -37,11 +37,7 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
       // A job that must stay inside one network domain keeps capacity in the domain where the
       // fewest workers make room for it, as the evicting actions would take them.
       std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
-      if (std::optional<std::pair<int64_t, int64_t>> own = OwnFailureKey(session, job, where.has_value())) {
-        key = *own;
-      } else if (orders.FailsAlike(session, job, key)) {
-        continue;
-      }
+      if (FailsAlikeUnlessConfined(session, orders, job, where.has_value(), key)) continue;
       auto plan_in = [&](Statement& statement) -> std::optional<VictimPlan> {
         VictimPolicy policy = ElasticWorkersPolicy(session, job);
         policy.include_cooldown = true;

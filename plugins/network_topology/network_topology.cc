@@ -103,16 +103,21 @@ class NetworkTopologyPlugin : public Plugin {
     return {nt.highest_tier_allowed > 0 ? nt.highest_tier_allowed : 1, std::nullopt};
   }
 
+  // The nodes the job's pods hold or are promised.
+  std::vector<NodeId> PlacedNodes(const JobInfo& job) const {
+    std::vector<NodeId> nodes;
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session_->task(t);
+      if (HoldsNode(task.status) || task.status == TaskStatus::kPipelined) nodes.push_back(task.node);
+    }
+    return nodes;
+  }
+
   // A hard job that holds nodes stays in the domain of its allowed tier that holds them all.
   void ConfineRunningJobs() {
-    std::vector<NodeId> nodes;
     for (const JobInfo& job : session_->jobs()) {
       if (!job.network_topology || !job.network_topology->hard) continue;
-      nodes.clear();
-      for (TaskId t : job.tasks) {
-        const TaskInfo& task = session_->task(t);
-        if (HoldsNode(task.status) || task.status == TaskStatus::kPipelined) nodes.push_back(task.node);
-      }
+      const std::vector<NodeId> nodes = PlacedNodes(job);
       if (nodes.empty()) continue;
       const TierLimit limit = AllowedTier(*job.network_topology);
       if (limit.invalid) continue;
@@ -300,11 +305,7 @@ class NetworkTopologyPlugin : public Plugin {
 
   // The domain holding a placed job's pods and those above it, each then anywhere.
   std::optional<DomainCandidates> AroundPlacedPods(const JobInfo& job) {
-    std::vector<NodeId> nodes;
-    for (TaskId t : job.tasks) {
-      const TaskInfo& task = session_->task(t);
-      if (HoldsNode(task.status) || task.status == TaskStatus::kPipelined) nodes.push_back(task.node);
-    }
+    const std::vector<NodeId> nodes = PlacedNodes(job);
     DomainId at = nodes.empty() ? kNoId : topology_->Enclosing(nodes);
     if (at == kNoId) return std::nullopt;
     DomainCandidates out;

@@ -171,6 +171,23 @@ TEST_CASE("a recreated pod of a soft or unconstrained gang goes back to its rack
   }
 }
 
+TEST_CASE("hypernode.binpack weights decide a job's dominant resource, and so its best-fit rack") {
+  // r1 has less GPU free (6 of 8), r2 less cpu (20 of 32). The job asks 1 of 24 GPUs and 2 of
+  // 80 cpu: GPU dominates by share, so r1 fits it best; weighing cpu 3x makes cpu dominate: r2.
+  auto rack_of = [](const std::string& config) {
+    ClusterBuilder b = Cluster();
+    b.ForeignPod("gpu-user", "n1", "cpu=1,nvidia.com/gpu=2");
+    b.ForeignPod("cpu-user", "n3", "cpu=12");
+    b.Job("job", {.tasks = {{"w", 1, "cpu=2,nvidia.com/gpu=1"}}, .network_topology = Hard(1)});
+    auto out = RunSession(b, config);
+    REQUIRE(out.binds.count("default/job-w-0") == 1);
+    const std::string node = out.binds.at("default/job-w-0");
+    return node == "n1" || node == "n2" ? std::string("r1") : std::string("r2");
+  };
+  CHECK(rack_of(kConfig) == "r1");
+  CHECK(rack_of(kConfig + "      hypernode.binpack.cpu: 3\n") == "r2");
+}
+
 TEST_CASE("plugin arguments are checked by name") {
   auto bad = NewNetworkTopologyPlugin(Arguments("network-topology-aware", {{"hypernode.binpack.resources.nvidia.com/gpu", "2"}}));
   REQUIRE_FALSE(bad.ok());

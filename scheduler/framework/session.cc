@@ -21,6 +21,15 @@ int CompareByHooks(const Hooks& hooks, const T& l, const T& r) {
   return 0;
 }
 
+// The first hook's answer that is not empty (an optional), or an empty one.
+template <typename Hooks, typename... Args>
+auto FirstAnswer(const Hooks& hooks, const Args&... args) -> decltype(hooks.front().fn(args...)) {
+  for (const auto& hook : hooks) {
+    if (auto answer = hook.fn(args...)) return answer;
+  }
+  return std::nullopt;
+}
+
 // Pipelined / enqueueable voting: per tier, a reject ends it; a tier with a permit decides.
 template <typename Hooks, typename T>
 bool TierVote(const Hooks& hooks, const T& subject, bool no_vote_result) {
@@ -191,10 +200,7 @@ void Session::AddJobAdmissionFn(ClusterAdmissionFn fn) {
 }
 
 std::optional<DomainCandidates> Session::JobDomains(const JobInfo& job, bool for_eviction) const {
-  for (const auto& hook : job_domains_) {
-    if (std::optional<DomainCandidates> answer = hook.fn(job, for_eviction)) return answer;
-  }
-  return std::nullopt;
+  return FirstAnswer(job_domains_, job, for_eviction);
 }
 
 bool Session::JobOrderLess(const JobInfo& l, const JobInfo& r) const {
@@ -267,12 +273,7 @@ double Session::NodeScore(const TaskInfo& task, const NodeInfo& node) const {
   return score;
 }
 
-std::optional<WaitReason> Session::JobInvalidReason(const JobInfo& job) const {
-  for (const auto& hook : job_valid_) {
-    if (auto reason = hook.fn(job)) return reason;
-  }
-  return std::nullopt;
-}
+std::optional<WaitReason> Session::JobInvalidReason(const JobInfo& job) const { return FirstAnswer(job_valid_, job); }
 
 bool Session::JobReady(const JobInfo& job) const {
   for (const auto& hook : job_ready_) {
@@ -298,20 +299,12 @@ bool Session::JobStarving(const JobInfo& job) const {
 
 bool Session::JobEnqueueable(const JobInfo& job) const { return TierVote(job_enqueueable_, job, true); }
 
-std::optional<WaitReason> Session::FirstRefusal(const std::vector<Hook<ClusterAdmissionFn>>& hooks, const JobInfo& job,
-                                                const Resources& need) {
-  for (const auto& hook : hooks) {
-    if (std::optional<WaitReason> refusal = hook.fn(job, need)) return refusal;
-  }
-  return std::nullopt;
-}
-
 std::optional<WaitReason> Session::ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const {
-  return FirstRefusal(cluster_admission_, job, need);
+  return FirstAnswer(cluster_admission_, job, need);
 }
 
 std::optional<WaitReason> Session::JobAdmissionRefusal(const JobInfo& job, const Resources& need) const {
-  return FirstRefusal(job_admission_, job, need);
+  return FirstAnswer(job_admission_, job, need);
 }
 
 void Session::AdmitJob(JobId job, const Resources& need) {
@@ -335,10 +328,7 @@ bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {
 
 std::optional<WaitReason> Session::QueueLimitReason(QueueCheck check, const JobInfo& job,
                                                     const Resources& request) const {
-  for (const auto& hook : queue_limit_) {
-    if (std::optional<WaitReason> reason = hook.fn(check, job, request)) return reason;
-  }
-  return std::nullopt;
+  return FirstAnswer(queue_limit_, check, job, request);
 }
 
 bool Session::Scalable(const JobInfo& job) const {

@@ -412,8 +412,6 @@ class Session {
   };
   template <typename Fn>
   void AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn);
-  static std::optional<WaitReason> FirstRefusal(const std::vector<Hook<ClusterAdmissionFn>>& hooks,
-                                                const JobInfo& job, const Resources& need);
 
   ClusterSnapshot cluster_;
   const SchedulerConfig& config_;

@@ -64,9 +64,7 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
     const std::pair<int64_t, int64_t> order_key = handler.order_key ? handler.order_key(job) : key;
     std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
-    if (std::optional<std::pair<int64_t, int64_t>> own = OwnFailureKey(session, job, where.has_value())) {
-      key = *own;
-    } else if (orders.FailsAlike(session, job, key)) {
+    if (FailsAlikeUnlessConfined(session, orders, job, where.has_value(), key)) {
       LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
       continue;
     }
@@ -186,9 +184,11 @@ bool ScopeToFewestVictimsDomain(Session& session, JobId id, DomainCandidates& wh
   return best != nullptr;
 }
 
-std::optional<std::pair<int64_t, int64_t>> OwnFailureKey(const Session& session, const JobInfo& job, bool has_domains) {
-  if (!has_domains && session.JobScope(job.id) == nullptr) return std::nullopt;
-  return std::pair<int64_t, int64_t>{std::numeric_limits<int64_t>::min() + job.id, 0};
+bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const JobInfo& job, bool has_domains,
+                              std::pair<int64_t, int64_t>& key) {
+  if (!has_domains && session.JobScope(job.id) == nullptr) return orders.FailsAlike(session, job, key);
+  key = {std::numeric_limits<int64_t>::min() + job.id, 0};
+  return false;
 }
 
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {

@@ -156,10 +156,12 @@ void RelieveStarvingJobs(Session& session, std::string_view action, const Starvi
 bool ScopeToFewestVictimsDomain(Session& session, JobId id, DomainCandidates& where,
                                 const std::function<std::optional<VictimPlan>(Statement&)>& plan_in,
                                 const std::function<void(const VictimPlan&)>& discarded);
-// A job confined to a domain (`has_domains`, or scoped) fails or fits by its domain, not by its
-// shapes alone: the key its failures are kept under (VictimOrderCache), one of its own that no
-// other job asks about. Nullopt for any other job.
-std::optional<std::pair<int64_t, int64_t>> OwnFailureKey(const Session& session, const JobInfo& job, bool has_domains);
+// Whether a starving job's plan is known to fail like an earlier one's under `key`
+// (VictimOrderCache::FailsAlike). A job confined to a domain (`has_domains`, or scoped) fails or
+// fits by its domain, not by its shapes alone: it never does, and `key` becomes one of its own,
+// which no other job asks about.
+bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const JobInfo& job, bool has_domains,
+                              std::pair<int64_t, int64_t>& key);
 
 // After a committed plan: jobs taken whole go back to Pending (their owners recreate the pods);
 // jobs that lost elastic workers only are marked scaled (their cooldown restarts).

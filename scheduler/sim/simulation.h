@@ -164,8 +164,11 @@ class Simulation {
   Millis free_domains_since_ = 0;
   std::map<int32_t, std::vector<std::pair<double, int>>> free_domains_;
   std::map<int32_t, double> free_domain_ms_;
-  // Adds the counts up to now_ to the integral, then counts anew (at every session).
+  // Adds the counts up to now_ to the integral, then counts anew (at every session) when a pod
+  // was bound or let go, or the topology rebuilt, since the last count.
   void CountFreeDomains();
+  uint64_t occupancy_version_ = 0;  // bumped when a pod is bound or leaves a node, or the topology is rebuilt
+  uint64_t counted_occupancy_ = UINT64_MAX;
 
   Millis now_ = 0;
   std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;

@@ -156,6 +156,7 @@ void Simulation::BindPod(const std::string& pod_key, const std::string& node) {
   cache_.UpsertPod(std::move(pod));
   state.bound = true;
   state.node = node;
+  ++occupancy_version_;
   used_ += state.requests;
   HoldGpus(jobs_[state.job], state.requests.Get(kNvidiaGpu));
   ++binds_;
@@ -183,6 +184,7 @@ void Simulation::ReleasePod(const std::string& pod_key) {
   if (it == pods_.end() || !it->second.releasing) return;
   PodState& state = it->second;
   used_ -= state.requests;
+  ++occupancy_version_;
   HoldGpus(jobs_[state.job], -state.requests.Get(kNvidiaGpu));
   size_t job_index = state.job;
   const Pod pod = *cache_.FindPod(pod_key);
@@ -205,6 +207,7 @@ void Simulation::DeletePod(const std::string& pod_key, bool emit_complete) {
   if (state.releasing) return;  // finishes its release first
   if (state.bound) {
     if (emit_complete) PodEvent("pod-complete", pod_key, job, state);
+    ++occupancy_version_;
     used_ -= state.requests;
     HoldGpus(job, -state.requests.Get(kNvidiaGpu));
   }

@@ -70,6 +70,7 @@ const Topology* Simulation::CurrentTopology() {
   if (topology != topology_) {
     // Rebuilt: the node set may have changed, and node ids with it.
     topology_ = std::move(topology);
+    ++occupancy_version_;  // the domains to count are new
     topology_node_ids_.clear();
     for (const Node* node : cache_.Nodes()) {
       topology_node_ids_.emplace(node->meta.name, static_cast<NodeId>(topology_node_ids_.size()));
@@ -221,6 +222,8 @@ void Simulation::CountFreeDomains() {
   free_domains_since_ = now_;
   const Topology* topology = CurrentTopology();
   if (topology == nullptr) return;
+  if (occupancy_version_ == counted_occupancy_) return;  // nothing moved since the last count
+  counted_occupancy_ = occupancy_version_;
   std::vector<bool> busy(topology_node_ids_.size(), false);
   auto mark = [&](std::string_view node) {
     if (auto it = topology_node_ids_.find(node); it != topology_node_ids_.end()) busy[it->second] = true;
