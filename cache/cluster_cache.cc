@@ -501,7 +501,17 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
                                 snap.job_builds[job_id] == block.build && spent_offsets[job_id] == offset;
     snap.job_builds[job_id] = block.build;
     JobInfo& job = snap.jobs[job_id];
-    job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
+    if (tasks_in_place) {
+      // The spent job was laid out from this very build: a session changes only its counts
+      // (Session::SetTaskStatus), phase and scale time, so only those are put back.
+      job.status_count = block.job.status_count;
+      job.allocated = block.job.allocated;
+      job.request = block.job.request;
+      job.phase = block.job.phase;
+      job.last_scale_time = block.job.last_scale_time;
+    } else {
+      job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
+    }
     job.id = job_id;
     // Queue ids and priorities depend on every queue and class: resolved per snapshot.
     int32_t class_priority =

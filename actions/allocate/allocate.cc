@@ -24,6 +24,7 @@ namespace {
 // fit the same nodes. `request` points into the session's task table, which outlives the action.
 struct Shape {
   int32_t constraint_class;
+  bool gated;  // scheduling gates: such a task fits no node, and is explained as gated
   const Resources* request;
   const std::vector<NodeId>* scope;  // the job's domain (Session::JobScope), null: every node
 };
@@ -31,13 +32,14 @@ struct Shape {
 struct ShapeHash {
   size_t operator()(const Shape& s) const {
     return static_cast<size_t>(
-        StateHash().Add(s.constraint_class).Add(*s.request).Add(reinterpret_cast<uint64_t>(s.scope)).value());
+        StateHash().Add(s.constraint_class).Add(s.gated).Add(*s.request).Add(reinterpret_cast<uint64_t>(s.scope)).value());
   }
 };
 
 struct ShapeEq {
   bool operator()(const Shape& a, const Shape& b) const {
-    return a.constraint_class == b.constraint_class && *a.request == *b.request && a.scope == b.scope;
+    return a.constraint_class == b.constraint_class && a.gated == b.gated && *a.request == *b.request &&
+           a.scope == b.scope;
   }
 };
 
@@ -83,6 +85,8 @@ class Allocator {
       }
       jobs_of[job.queue].push_back(job.id);
     }
+
+    SetAsideDoomedJobs(jobs_of);
 
     // std heaps keep the greatest element on top, so "after" comparators put the first on top.
     auto job_after = [this](JobId a, JobId b) {
@@ -130,6 +134,11 @@ class Allocator {
       }
     }
 
+    // The jobs set aside fail as they would have at their turn.
+    for (const DoomedJob& d : doomed_) {
+      Wait(session_.job(d.job), NoFitReason(session_.job(d.job), d.pods, *unplaceable_.at(d.shape).errors));
+    }
+
     // Held gangs bind in a later session, once the resources being released are free; what
     // they held returns to the session for the actions that follow.
     for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->Discard();
@@ -137,6 +146,78 @@ class Allocator {
   }
 
  private:
+  Shape ShapeOf(const TaskInfo& task) const {
+    return Shape{task.constraint_class, task.gated, &task.request, session_.JobScope(task.job)};
+  }
+
+  // A job whose whole min is of shapes that fit no node now, idle or releasing: `pods` tasks,
+  // the first of shape `shape`.
+  struct DoomedJob {
+    JobId job;
+    int32_t pods;
+    Shape shape;
+  };
+
+  // Shapes that fit no node when the action starts fit none until it ends (usage only grows, see
+  // FindNode): each is explained here, once, for every job that asks, so that a job's reason
+  // does not depend on which job asked first. A job whose whole min is of such shapes places
+  // nothing whenever its turn comes, and its reason is known: with the sessions' memory on, it
+  // is set aside from the queues' heaps and told its reason at the end, unless its queue is
+  // overused or could become so during the run (then its turn decides between the overused
+  // reason and no-fit). Jobs confined to network domains, gated and ready ones keep their turn.
+  void SetAsideDoomedJobs(std::vector<std::vector<JobId>>& jobs_of) {
+    const bool set_aside = session_.wait_memo() != nullptr && session_.wait_memo()->enabled();
+    std::vector<std::vector<DoomedJob>> doomed_of(jobs_of.size());
+    std::vector<Resources> growth(jobs_of.size());  // what each queue's other jobs may place
+    absl::flat_hash_map<Shape, bool, ShapeHash, ShapeEq> fits_nowhere;
+    auto nowhere = [&](const TaskInfo& task) {
+      const Shape shape = ShapeOf(task);
+      auto [it, inserted] = fits_nowhere.try_emplace(shape, false);
+      if (!inserted) return it->second;
+      FitErrors errors;  // asked with errors: a search that leaves no trace in the node searches
+      bool none = session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors) == kNoId;
+      if (none && any_releasing_) {
+        FitErrors future;
+        none = session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, &future) == kNoId;
+      }
+      if (none) unplaceable_.try_emplace(shape, Failure{std::move(errors)});
+      it->second = none;
+      return none;
+    };
+    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
+      std::vector<JobId>& jobs = jobs_of[q];
+      auto kept = jobs.begin();
+      for (JobId j : jobs) {
+        const JobInfo& job = session_.job(j);
+        const std::vector<TaskId>& tasks = TasksToReachMin(session_, job);  // nothing changes here
+        bool doomed = !tasks.empty() && !session_.JobReady(job) &&
+                      !session_.JobDomains(job, /*for_eviction=*/false).has_value();
+        for (TaskId t : tasks) {
+          const TaskInfo& task = session_.task(t);
+          if (!doomed || task.gated || !nowhere(task)) {
+            doomed = false;
+            growth[q] += task.request;
+          }
+        }
+        if (doomed && set_aside) {
+          doomed_of[q].push_back({j, static_cast<int32_t>(tasks.size()), ShapeOf(session_.task(tasks.front()))});
+        } else {
+          *kept++ = j;
+        }
+      }
+      jobs.erase(kept, jobs.end());
+    }
+    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
+      if (doomed_of[q].empty()) continue;
+      const QueueInfo& queue = session_.queue(q);
+      if (session_.Overused(queue) || session_.MayBecomeOverused(queue, growth)) {
+        for (const DoomedJob& d : doomed_of[q]) jobs_of[q].push_back(d.job);
+      } else {
+        doomed_.insert(doomed_.end(), doomed_of[q].begin(), doomed_of[q].end());
+      }
+    }
+  }
+
   // Places the tasks that complete the job's min, then settles the statement:
   // - the job is ready (gang plugin: min reached) -> commit: allocated tasks bind;
   // - every needed task found a node and some of them only on resources being released
@@ -296,7 +377,7 @@ class Allocator {
   // if the job's placements then stay. A predicate that is not monotone in node usage
   // (inter-pod affinity) would need this memo dropped.
   NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, Failure*& failure) {
-    const Shape shape{task.constraint_class, &task.request, session_.JobScope(task.job)};
+    const Shape shape = ShapeOf(task);
     for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
       if (memo->empty()) continue;
       auto it = memo->find(shape);
@@ -347,6 +428,7 @@ class Allocator {
   using ShapeMemo = absl::flat_hash_map<Shape, Failure, ShapeHash, ShapeEq>;
   ShapeMemo unplaceable_;
   ShapeMemo job_unplaceable_;
+  std::vector<DoomedJob> doomed_;  // set aside (SetAsideDoomedJobs)
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

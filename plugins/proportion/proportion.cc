@@ -133,7 +133,10 @@ class QueueSharePlugin : public Plugin {
     }
     session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) { return CompareQueues(l, r); });
     if (mode_ == DeservedMode::kProportion) {
-      session.AddOverusedFn([this](const QueueInfo& queue) { return OverusedAt(queue.id).has_value(); });
+      session.AddOverusedFn([this](const QueueInfo& queue) { return OverusedAt(queue.id).has_value(); },
+                            [this](const QueueInfo& queue, const std::vector<Resources>& growth) {
+                              return OverusedIfGrown(queue.id, growth);
+                            });
     }
     session.AddAllocatableFn(
         [this](const QueueInfo& queue, const TaskInfo& task) { return !AllocateExcess(queue.id, task.request); });
@@ -266,6 +269,19 @@ class QueueSharePlugin : public Plugin {
       return Excess{id, true, r, q.deserved.Get(r), q.allocated.Get(r), 0};
     }
     return std::nullopt;
+  }
+
+  // OverusedAt's test once every queue's own jobs hold `growth` more: a queue counts what its
+  // descendants hold, so each ancestor on the path grows by what its subtree may place.
+  bool OverusedIfGrown(QueueId queue, const std::vector<Resources>& growth) const {
+    for (QueueId id = queue; id != kNoId; id = session_->queue(id).parent) {
+      Resources grown = queues_[id].allocated;
+      for (QueueId q = 0; q < static_cast<QueueId>(growth.size()); ++q) {
+        if (!growth[q].IsZero() && session_->cluster().IsAncestor(id, q)) grown += growth[q];
+      }
+      if (queues_[id].deserved.LessEqual(grown)) return true;
+    }
+    return false;
   }
 
   std::optional<WaitReason> Explain(QueueCheck check, const JobInfo& job, const Resources& request) {

@@ -138,7 +138,7 @@ std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
   return JobMemo(session, session.memos().elastic_workers, job, ComputeElasticWorkers).ids;
 }
 
-std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job) {
+const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo& job) {
   return ReachMinMemo(session, job).ids;
 }
 

@@ -47,7 +47,8 @@ bool IsAdmitted(const JobInfo& job);
 // minimum is met while other roles still need theirs. Placed, pipelined and succeeded tasks
 // count as had. Empty when the job already has its min; shorter than needed when the job has
 // too few pending pods (the gang plugin declares such jobs invalid).
-std::vector<TaskId> TasksToReachMin(const Session& session, const JobInfo& job);
+// The result is the session's memo: valid until the job's tasks next change (copy it to keep it).
+const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo& job);
 // A hash of what decides where those tasks fit (constraint class, requests, limits), in order:
 // jobs with equal hashes need the same room.
 uint64_t MinShapesHash(const Session& session, const JobInfo& job);

@@ -180,7 +180,9 @@ void Session::AddClusterAdmissionFn(ClusterAdmissionFn fn) {
   AddHook(cluster_admission_, ExtensionPoint::kJobEnqueued, std::move(fn));
 }
 void Session::AddJobEnqueuedFn(JobEnqueuedFn fn) { AddHook(job_enqueued_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
-void Session::AddOverusedFn(QueueTestFn fn) { AddHook(overused_, ExtensionPoint::kOverused, std::move(fn)); }
+void Session::AddOverusedFn(QueueTestFn fn, QueueGrowthTestFn if_grown) {
+  AddHook(overused_, ExtensionPoint::kOverused, OverusedTest{std::move(fn), std::move(if_grown)});
+}
 void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, ExtensionPoint::kAllocatable, std::move(fn)); }
 void Session::AddQueueLimitFn(QueueLimitFn fn) { AddHook(queue_limit_, ExtensionPoint::kJobValid, std::move(fn)); }
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
@@ -314,7 +316,14 @@ void Session::AdmitJob(JobId job, const Resources& need) {
 
 bool Session::Overused(const QueueInfo& queue) const {
   for (const auto& hook : overused_) {
-    if (hook.fn(queue)) return true;
+    if (hook.fn.now(queue)) return true;
+  }
+  return false;
+}
+
+bool Session::MayBecomeOverused(const QueueInfo& queue, const std::vector<Resources>& growth) const {
+  for (const auto& hook : overused_) {
+    if (!hook.fn.if_grown || hook.fn.if_grown(queue, growth)) return true;
   }
   return false;
 }

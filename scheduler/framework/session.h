@@ -95,6 +95,8 @@ using JobVoteFn = std::function<int(const JobInfo&)>;
 using JobCountFn = std::function<int32_t(const JobInfo&)>;
 using JobValidFn = std::function<std::optional<WaitReason>(const JobInfo&)>;  // why, if invalid
 using QueueTestFn = std::function<bool(const QueueInfo&)>;
+// Whether the queue would be Overused once every queue q's own jobs held `growth[q]` more.
+using QueueGrowthTestFn = std::function<bool(const QueueInfo&, const std::vector<Resources>& growth)>;
 using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
 // Why the cluster cannot take a job being admitted (kind `admission`), or nullopt when it can;
 // `need` is what admitting it asks (AdmissionRequest).
@@ -288,7 +290,9 @@ class Session {
   void AddClusterAdmissionFn(ClusterAdmissionFn fn);
   // Told of every admission (Volcano's JobEnqueued), so that votes later in the session count it.
   void AddJobEnqueuedFn(JobEnqueuedFn fn);
-  void AddOverusedFn(QueueTestFn fn);
+  // `if_grown` answers the same question for a queue whose jobs hold more (see
+  // MayBecomeOverused); without it, any growth may make the queue overused.
+  void AddOverusedFn(QueueTestFn fn, QueueGrowthTestFn if_grown = nullptr);
   void AddAllocatableFn(AllocatableFn fn);
   void AddQueueLimitFn(QueueLimitFn fn);
   void AddPreemptableFn(VictimsFn fn);
@@ -339,6 +343,9 @@ class Session {
   // Sets the job Inqueue and tells the JobEnqueued hooks.
   void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
+  // Whether the queue could be Overused at some point while the jobs of every queue q place at
+  // most `growth[q]` more (allocate's placements only add): true when a hook cannot say.
+  bool MayBecomeOverused(const QueueInfo& queue, const std::vector<Resources>& growth) const;
   bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
   // Why the job's queue refuses it under `check` (the first queue-limit hook that says), or
   // nullopt when no hook explains it.
@@ -432,7 +439,11 @@ class Session {
   std::vector<Hook<JobVoteFn>> job_enqueueable_;
   std::vector<Hook<ClusterAdmissionFn>> cluster_admission_;
   std::vector<Hook<JobEnqueuedFn>> job_enqueued_;
-  std::vector<Hook<QueueTestFn>> overused_;
+  struct OverusedTest {
+    QueueTestFn now;
+    QueueGrowthTestFn if_grown;
+  };
+  std::vector<Hook<OverusedTest>> overused_;
   std::vector<Hook<AllocatableFn>> allocatable_;
   std::vector<Hook<QueueLimitFn>> queue_limit_;
   std::vector<Hook<VictimsFn>> preemptable_;
