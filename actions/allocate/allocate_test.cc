@@ -9,6 +9,7 @@
 
 #include "api/strings.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/wait_memo.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 
@@ -319,6 +320,58 @@ TEST_CASE("allocate: the same input gives the same decisions") {
     CHECK(first.raw.job_updates[i].job == second.raw.job_updates[i].job);
     CHECK(first.raw.job_updates[i].message() == second.raw.job_updates[i].message());
   }
+}
+
+// Jobs whose whole min fits no node when allocate starts are set aside with the sessions' memory
+// on (and told their reason at the end), and take their turn with it off: the decisions and
+// every job's reason must be the same either way.
+void CheckSameWithAndWithoutMemory(const ClusterBuilder& b) {
+  WaitMemo on(true);
+  WaitMemo off(false);
+  SessionOutcome with = RunSession(b, kConfig, 0, &on);
+  SessionOutcome without = RunSession(b, kConfig, 0, &off);
+  CHECK(with.binds == without.binds);
+  CHECK(with.bind_order == without.bind_order);
+  REQUIRE(with.job_updates.size() == without.job_updates.size());
+  for (const auto& [job, update] : without.job_updates) {
+    INFO(job);
+    REQUIRE(with.job_updates.count(job) == 1);
+    CHECK(with.job_updates.at(job).message() == update.message());
+    CHECK(with.job_updates.at(job).phase == update.phase);
+  }
+}
+
+TEST_CASE("allocate: jobs that fit nowhere get the same reason whether set aside or tried") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,memory=8Gi").Node("n2", "cpu=4,memory=8Gi");
+  // big-*: 8 cpu, more than any node has; small fits and is placed between them in job order.
+  b.Job("big-0", {.tasks = {{"w", 2, "cpu=8"}}});
+  b.Job("big-1", {.min = 2, .tasks = {{"w", 2, "cpu=8"}}});
+  b.Job("small", {.tasks = {{"w", 1, "cpu=3"}}});
+  b.Job("big-2", {.tasks = {{"w", 1, "cpu=8,memory=1Gi"}}});
+  CheckSameWithAndWithoutMemory(b);
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds == BindMap{{"default/small-w-0", "n1"}});
+  // Explained as the nodes were when allocate started, before small took n1's cpu.
+  CHECK(out.job_updates.at("default/big-1").message() == "2/2 pods unschedulable: 2 nodes have too little cpu");
+  CHECK(out.job_updates.at("default/big-2").message() == "1/1 pods unschedulable: 2 nodes have too little cpu");
+}
+
+TEST_CASE("allocate: a job that fits nowhere in a queue that turns overused is told the queue's limit") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.Queue("a", 1).Queue("b", 1);
+  // a asks far more than b, so each deserves 4 cpu. a's first job fits nowhere; then `fills`
+  // takes a's whole share; `late`, which fits nowhere either, comes after: a is overused by then.
+  b.Job("early", {.queue = "a", .tasks = {{"w", 1, "cpu=8"}}});
+  b.Job("fills", {.queue = "a", .tasks = {{"w", 1, "cpu=4"}}});
+  b.Job("late", {.queue = "a", .tasks = {{"w", 1, "cpu=8"}}});
+  b.Job("other", {.queue = "b", .tasks = {{"w", 1, "cpu=4"}}});
+  CheckSameWithAndWithoutMemory(b);
+  SessionOutcome out = RunSession(b, kConfig);
+  CHECK(out.binds.size() == 2);
+  CHECK(out.job_updates.at("default/early").message() == "1/1 pods unschedulable: 2 nodes have too little cpu");
+  CHECK(out.job_updates.at("default/late").message() == "queue a: deserved cpu 4, allocated 4, needs 8");
 }
 
 TEST_CASE("allocate: node-search arguments are validated") {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "api/json_writer.h"
 #include "cache/cluster_cache.h"
 #include "rapidjson/stringbuffer.h"
@@ -174,7 +175,7 @@ class Simulation {
   std::priority_queue<TimelineEntry, std::vector<TimelineEntry>, std::greater<>> timeline_;
   uint64_t next_seq_ = 0;
   std::vector<JobState> jobs_;
-  std::map<std::string, size_t, std::less<>> job_index_;
+  absl::flat_hash_map<std::string, size_t> job_index_;  // looked up, never walked
   std::map<std::string, PodState, std::less<>> pods_;
   std::map<std::string, Resources, std::less<>> node_allocatable_;
   std::map<std::string, Millis, std::less<>> cooldown_ends_;  // job -> end of its cooldown
