@@ -189,9 +189,23 @@ class Allocator {
       auto kept = jobs.begin();
       for (JobId j : jobs) {
         const JobInfo& job = session_.job(j);
+        const bool may_be_doomed = !session_.JobReady(job) && !session_.JobDomains(job, /*for_eviction=*/false);
+        if (std::optional<std::pair<int32_t, TaskId>> one = MinOfOneShape(job)) {
+          const auto [pods, task] = *one;
+          if (may_be_doomed && !session_.task(task).gated && nowhere(session_.task(task))) {
+            if (set_aside) {
+              doomed_of[q].push_back({j, pods, ShapeOf(session_.task(task))});
+            } else {
+              *kept++ = j;
+            }
+          } else {
+            for (int32_t i = 0; i < pods; ++i) growth[q] += session_.task(task).request;
+            *kept++ = j;
+          }
+          continue;
+        }
         const std::vector<TaskId>& tasks = TasksToReachMin(session_, job);  // nothing changes here
-        bool doomed = !tasks.empty() && !session_.JobReady(job) &&
-                      !session_.JobDomains(job, /*for_eviction=*/false).has_value();
+        bool doomed = !tasks.empty() && may_be_doomed;
         for (TaskId t : tasks) {
           const TaskInfo& task = session_.task(t);
           if (!doomed || task.gated || !nowhere(task)) {
@@ -216,6 +230,28 @@ class Allocator {
         doomed_.insert(doomed_.end(), doomed_of[q].begin(), doomed_of[q].end());
       }
     }
+  }
+
+  // For a job without role minimums whose pending tasks are all of one shape: how many of them
+  // its min still needs (TasksToReachMin's count, had without making its list) and one of them.
+  // nullopt otherwise, or when it needs none.
+  std::optional<std::pair<int32_t, TaskId>> MinOfOneShape(const JobInfo& job) const {
+    if (!job.min_task_member.empty()) return std::nullopt;
+    const int32_t deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
+    const int32_t pods = std::min(deficit, job.Count(TaskStatus::kPending));
+    if (pods <= 0) return std::nullopt;
+    const TaskInfo* first = nullptr;
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session_.task(t);
+      if (task.status != TaskStatus::kPending) continue;
+      if (first == nullptr) {
+        first = &task;
+      } else if (task.constraint_class != first->constraint_class || task.gated != first->gated ||
+                 !(task.request == first->request)) {
+        return std::nullopt;
+      }
+    }
+    return std::make_pair(pods, first->id);
   }
 
   // Places the tasks that complete the job's min, then settles the statement:
