@@ -174,13 +174,18 @@ class Allocator {
       const Shape shape = ShapeOf(task);
       auto [it, inserted] = fits_nowhere.try_emplace(shape, false);
       if (!inserted) return it->second;
-      FitErrors errors;  // asked with errors: a search that leaves no trace in the node searches
-      bool none = session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &errors) == kNoId;
+      // A search of its own, which leaves the actions' shared search state as it was.
+      Session::NodeSearch probe;
+      bool none = session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, nullptr, &probe) == kNoId;
       if (none && any_releasing_) {
-        FitErrors future;
-        none = session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, &future) == kNoId;
+        none = session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, nullptr, &probe) == kNoId;
       }
-      if (none) unplaceable_.try_emplace(shape, Failure{std::move(errors)});
+      if (none) {
+        Failure failure;
+        failure.errors.emplace();
+        session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, &*failure.errors);
+        unplaceable_.try_emplace(shape, std::move(failure));
+      }
       it->second = none;
       return none;
     };
