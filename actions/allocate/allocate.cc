@@ -194,42 +194,28 @@ class Allocator {
       auto kept = jobs.begin();
       for (JobId j : jobs) {
         const JobInfo& job = session_.job(j);
-        const bool may_be_doomed = !session_.JobReady(job) && !session_.JobDomains(job, /*for_eviction=*/false);
-        if (std::optional<std::pair<int32_t, TaskId>> one = MinOfOneShape(job)) {
-          const auto [pods, task] = *one;
-          if (may_be_doomed && !session_.task(task).gated && nowhere(session_.task(task))) {
-            if (set_aside) {
-              doomed_of[q].push_back({j, pods, ShapeOf(session_.task(task))});
-            } else {
-              *kept++ = j;
-            }
-          } else {
-            for (int32_t i = 0; i < pods; ++i) growth[q] += session_.task(task).request;
-            *kept++ = j;
-          }
+        const MinTasks min = MinTasksOf(job);
+        auto fits_nowhere_ungated = [&](TaskId t) { return !session_.task(t).gated && nowhere(session_.task(t)); };
+        const bool doomed = !min.tasks.empty() &&
+                            std::all_of(min.tasks.begin(), min.tasks.end(), fits_nowhere_ungated) &&
+                            !session_.JobReady(job) && !session_.JobDomains(job, /*for_eviction=*/false);
+        if (doomed && set_aside) {
+          doomed_of[q].push_back({j, min.pods, ShapeOf(session_.task(min.tasks.front()))});
           continue;
         }
-        const std::vector<TaskId>& tasks = TasksToReachMin(session_, job);  // nothing changes here
-        bool doomed = !tasks.empty() && may_be_doomed;
-        for (TaskId t : tasks) {
-          const TaskInfo& task = session_.task(t);
-          if (!doomed || task.gated || !nowhere(task)) {
-            doomed = false;
-            growth[q] += task.request;
+        if (!doomed) {
+          for (TaskId t : min.tasks) {
+            for (int32_t i = 0; i < min.copies; ++i) growth[q] += session_.task(t).request;
           }
         }
-        if (doomed && set_aside) {
-          doomed_of[q].push_back({j, static_cast<int32_t>(tasks.size()), ShapeOf(session_.task(tasks.front()))});
-        } else {
-          *kept++ = j;
-        }
+        *kept++ = j;
       }
       jobs.erase(kept, jobs.end());
     }
+    const std::vector<bool> may_become_overused = session_.MayBecomeOverused(growth);
     for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
       if (doomed_of[q].empty()) continue;
-      const QueueInfo& queue = session_.queue(q);
-      if (session_.Overused(queue) || session_.MayBecomeOverused(queue, growth)) {
+      if (may_become_overused[q] || session_.Overused(session_.queue(q))) {
         for (const DoomedJob& d : doomed_of[q]) jobs_of[q].push_back(d.job);
       } else {
         doomed_.insert(doomed_.end(), doomed_of[q].begin(), doomed_of[q].end());
@@ -237,9 +223,25 @@ class Allocator {
     }
   }
 
+  // The tasks that bring a job to its min, as `pods` tasks: `tasks`, each standing for `copies`
+  // of its shape. A job without role minimums whose pending tasks are all of one shape is
+  // counted without making its list (one task standing for all); any other is TasksToReachMin.
+  struct MinTasks {
+    int32_t pods = 0;
+    int32_t copies = 1;
+    absl::InlinedVector<TaskId, 1> tasks;
+  };
+  MinTasks MinTasksOf(const JobInfo& job) const {
+    if (std::optional<std::pair<int32_t, TaskId>> one = MinOfOneShape(job)) {
+      return MinTasks{one->first, one->first, {one->second}};
+    }
+    const std::vector<TaskId>& tasks = TasksToReachMin(session_, job);
+    return MinTasks{static_cast<int32_t>(tasks.size()), 1, {tasks.begin(), tasks.end()}};
+  }
+
   // For a job without role minimums whose pending tasks are all of one shape: how many of them
-  // its min still needs (TasksToReachMin's count, had without making its list) and one of them.
-  // nullopt otherwise, or when it needs none.
+  // its min still needs (TasksToReachMin's count) and one of them. nullopt otherwise, or when it
+  // needs none.
   std::optional<std::pair<int32_t, TaskId>> MinOfOneShape(const JobInfo& job) const {
     if (!job.min_task_member.empty()) return std::nullopt;
     const int32_t deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);

@@ -349,12 +349,15 @@ TEST_CASE("allocate: jobs that fit nowhere get the same reason whether set aside
   b.Job("big-1", {.min = 2, .tasks = {{"w", 2, "cpu=8"}}});
   b.Job("small", {.tasks = {{"w", 1, "cpu=3"}}});
   b.Job("big-2", {.tasks = {{"w", 1, "cpu=8,memory=1Gi"}}});
+  // wide: too much memory for any node; tried after small has left n1 with 1 cpu.
+  b.Job("wide", {.tasks = {{"w", 1, "cpu=2,memory=16Gi"}}});
   CheckSameWithAndWithoutMemory(b);
   SessionOutcome out = RunSession(b, kConfig);
   CHECK(out.binds == BindMap{{"default/small-w-0", "n1"}});
-  // Explained as the nodes were when allocate started, before small took n1's cpu.
   CHECK(out.job_updates.at("default/big-1").message() == "2/2 pods unschedulable: 2 nodes have too little cpu");
   CHECK(out.job_updates.at("default/big-2").message() == "1/1 pods unschedulable: 2 nodes have too little cpu");
+  // Explained as the nodes were when allocate started, before small took n1's cpu.
+  CHECK(out.job_updates.at("default/wide").message() == "1/1 pods unschedulable: 2 nodes have too little memory");
 }
 
 TEST_CASE("allocate: a job that fits nowhere in a queue that turns overused is told the queue's limit") {

@@ -134,9 +134,7 @@ class QueueSharePlugin : public Plugin {
     session.AddQueueOrderFn([this](const QueueInfo& l, const QueueInfo& r) { return CompareQueues(l, r); });
     if (mode_ == DeservedMode::kProportion) {
       session.AddOverusedFn([this](const QueueInfo& queue) { return OverusedAt(queue.id).has_value(); },
-                            [this](const QueueInfo& queue, const std::vector<Resources>& growth) {
-                              return OverusedIfGrown(queue.id, growth);
-                            });
+                            [this](const std::vector<Resources>& growth) { return OverusedIfGrown(growth); });
     }
     session.AddAllocatableFn(
         [this](const QueueInfo& queue, const TaskInfo& task) { return !AllocateExcess(queue.id, task.request); });
@@ -271,17 +269,23 @@ class QueueSharePlugin : public Plugin {
     return std::nullopt;
   }
 
-  // OverusedAt's test once every queue's own jobs hold `growth` more: a queue counts what its
-  // descendants hold, so each ancestor on the path grows by what its subtree may place.
-  bool OverusedIfGrown(QueueId queue, const std::vector<Resources>& growth) const {
-    for (QueueId id = queue; id != kNoId; id = session_->queue(id).parent) {
-      Resources grown = queues_[id].allocated;
-      for (QueueId q = 0; q < static_cast<QueueId>(growth.size()); ++q) {
-        if (!growth[q].IsZero() && session_->cluster().IsAncestor(id, q)) grown += growth[q];
-      }
-      if (queues_[id].deserved.LessEqual(grown)) return true;
+  // OverusedAt's test for every queue once every queue's own jobs hold `growth` more: a queue
+  // counts what its descendants hold, so each ancestor grows by what its subtree may place.
+  std::vector<bool> OverusedIfGrown(const std::vector<Resources>& growth) const {
+    const size_t count = queues_.size();
+    std::vector<Resources> grown(count);
+    for (size_t q = 0; q < count; ++q) grown[q] = queues_[q].allocated;
+    for (QueueId q = 0; q < static_cast<QueueId>(count); ++q) {
+      if (growth[q].IsZero()) continue;
+      for (QueueId a = q; a != kNoId; a = session_->queue(a).parent) grown[a] += growth[q];
     }
-    return false;
+    std::vector<bool> overused(count, false);
+    for (QueueId q = 0; q < static_cast<QueueId>(count); ++q) {
+      for (QueueId a = q; a != kNoId && !overused[q]; a = session_->queue(a).parent) {
+        overused[q] = queues_[a].deserved.LessEqual(grown[a]);
+      }
+    }
+    return overused;
   }
 
   std::optional<WaitReason> Explain(QueueCheck check, const JobInfo& job, const Resources& request) {

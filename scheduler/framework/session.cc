@@ -321,11 +321,14 @@ bool Session::Overused(const QueueInfo& queue) const {
   return false;
 }
 
-bool Session::MayBecomeOverused(const QueueInfo& queue, const std::vector<Resources>& growth) const {
+std::vector<bool> Session::MayBecomeOverused(const std::vector<Resources>& growth) const {
+  std::vector<bool> may(cluster_.queues.size(), false);
   for (const auto& hook : overused_) {
-    if (!hook.fn.if_grown || hook.fn.if_grown(queue, growth)) return true;
+    if (!hook.fn.if_grown) return std::vector<bool>(cluster_.queues.size(), true);
+    const std::vector<bool> grown = hook.fn.if_grown(growth);
+    for (size_t q = 0; q < may.size(); ++q) may[q] = may[q] || grown[q];
   }
-  return false;
+  return may;
 }
 
 bool Session::Allocatable(const QueueInfo& queue, const TaskInfo& task) const {

@@ -95,8 +95,8 @@ using JobVoteFn = std::function<int(const JobInfo&)>;
 using JobCountFn = std::function<int32_t(const JobInfo&)>;
 using JobValidFn = std::function<std::optional<WaitReason>(const JobInfo&)>;  // why, if invalid
 using QueueTestFn = std::function<bool(const QueueInfo&)>;
-// Whether the queue would be Overused once every queue q's own jobs held `growth[q]` more.
-using QueueGrowthTestFn = std::function<bool(const QueueInfo&, const std::vector<Resources>& growth)>;
+// Per queue: whether it would be Overused once every queue q's own jobs held `growth[q]` more.
+using QueueGrowthTestFn = std::function<std::vector<bool>(const std::vector<Resources>& growth)>;
 using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
 // Why the cluster cannot take a job being admitted (kind `admission`), or nullopt when it can;
 // `need` is what admitting it asks (AdmissionRequest).
@@ -290,8 +290,8 @@ class Session {
   void AddClusterAdmissionFn(ClusterAdmissionFn fn);
   // Told of every admission (Volcano's JobEnqueued), so that votes later in the session count it.
   void AddJobEnqueuedFn(JobEnqueuedFn fn);
-  // `if_grown` answers the same question for a queue whose jobs hold more (see
-  // MayBecomeOverused); without it, any growth may make the queue overused.
+  // `if_grown` answers the same question for every queue at once, its jobs holding more (see
+  // MayBecomeOverused); without it, any growth may make any queue overused.
   void AddOverusedFn(QueueTestFn fn, QueueGrowthTestFn if_grown = nullptr);
   void AddAllocatableFn(AllocatableFn fn);
   void AddQueueLimitFn(QueueLimitFn fn);
@@ -343,9 +343,9 @@ class Session {
   // Sets the job Inqueue and tells the JobEnqueued hooks.
   void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
-  // Whether the queue could be Overused at some point while the jobs of every queue q place at
-  // most `growth[q]` more (allocate's placements only add): true when a hook cannot say.
-  bool MayBecomeOverused(const QueueInfo& queue, const std::vector<Resources>& growth) const;
+  // Per queue: whether it could be Overused at some point while the jobs of every queue q place
+  // at most `growth[q]` more (allocate's placements only add); true where a hook cannot say.
+  std::vector<bool> MayBecomeOverused(const std::vector<Resources>& growth) const;
   bool Allocatable(const QueueInfo& queue, const TaskInfo& task) const;
   // Why the job's queue refuses it under `check` (the first queue-limit hook that says), or
   // nullopt when no hook explains it.
