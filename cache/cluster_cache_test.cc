@@ -56,7 +56,11 @@ TEST_CASE("a task carries its pod's scheduling gates, and an update that removes
 std::vector<std::string> Describe(const ClusterSnapshot& snap) {
   std::vector<std::string> out;
   for (const JobInfo& job : snap.jobs) {
-    std::string line = job.key() + " allocated=" + job.allocated.DebugString() + ":";
+    std::string line = job.key() + " allocated=" + job.allocated.DebugString() + " request=" +
+                       job.request.DebugString() + " phase=" + std::to_string(static_cast<int>(job.phase)) +
+                       " scaled=" + std::to_string(job.last_scale_time) + " counts=";
+    for (int32_t count : job.status_count) line += std::to_string(count) + ",";
+    line += ":";
     for (TaskId t : job.tasks) {
       const TaskInfo& task = snap.tasks[t];
       line += " " + task.key() + "/" + std::to_string(static_cast<int>(task.status)) + "@" + std::to_string(task.node);
@@ -121,6 +125,13 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
   for (NodeInfo& node : reused.nodes) node.pipelined.Set(kCpu, 500);
   reused.tasks.back().node = 1;  // "c", pending
+  for (JobInfo& job : reused.jobs) {  // and of the jobs: counts, phase, scale time
+    job.status_count.fill(7);
+    job.allocated.Set(kCpu, 123);
+    job.request.Set(kCpu, 456);
+    job.phase = PodGroupPhase::kRunning;
+    job.last_scale_time = 99;
+  }
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
   CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
 }
