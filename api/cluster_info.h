@@ -21,6 +21,7 @@
 #include "api/objects.h"
 #include "api/resources.h"
 #include "api/throughput.h"
+#include "api/wait_reason.h"
 
 namespace lahar {
 
@@ -106,6 +107,10 @@ struct JobInfo {
   // A digest of the job's objects as the cache last received them (PodGroup, pods) and of its
   // last scale time: equal while none of them changed. The phase is not in it.
   uint64_t version = 0;
+  // Why the job waits, as its owner (the simulator, the daemon) last took it from a session
+  // (ClusterCache::NoteWaitReported); null once the job's objects changed since. A session
+  // whose reason for the job is the same reports nothing for it (Session::Close).
+  std::shared_ptr<const WaitReason> reported_wait;
 
   std::vector<TaskId> tasks;  // every non-terminated task, sorted by name
   std::array<int32_t, kTaskStatusCount> status_count{};

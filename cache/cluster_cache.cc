@@ -336,6 +336,18 @@ void ClusterCache::RecordScale(std::string_view job_key, Millis when) {
   MarkDirty(job_key);
 }
 
+void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& reason) {
+  if (all_dirty_) return;
+  // The job of a PodGroup, else a lone pod's (a job of its own, under a key no group has).
+  auto it = blocks_.find(job_key);
+  if (it == blocks_.end() || !it->second.exists) it = blocks_.find(StrCat(job_key, kLonePodSuffix));
+  if (it == blocks_.end() || !it->second.exists) return;
+  // A job whose block is rebuilt before the next snapshot is told its reason again.
+  if (dirty_jobs_.count(it->first) > 0) return;
+  std::shared_ptr<const WaitReason>& reported = it->second.job.reported_wait;
+  if (reported == nullptr || !(*reported == reason)) reported = std::make_shared<const WaitReason>(reason);
+}
+
 const Pod* ClusterCache::FindPod(std::string_view key) const {
   auto it = pods_.find(key);
   return it == pods_.end() ? nullptr : it->second.pod.get();
@@ -509,6 +521,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       job.request = block.job.request;
       job.phase = block.job.phase;
       job.last_scale_time = block.job.last_scale_time;
+      if (job.reported_wait != block.job.reported_wait) job.reported_wait = block.job.reported_wait;
     } else {
       job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
     }

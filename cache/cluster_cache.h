@@ -54,6 +54,9 @@ class ClusterCache {
   absl::Status SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase);
   // Restarts the elastic cooldown of a job.
   void RecordScale(std::string_view job_key, Millis when);
+  // The owner took `reason` as why the job waits: later snapshots carry it (JobInfo::
+  // reported_wait) until the job's objects change, so that sessions report only new reasons.
+  void NoteWaitReported(std::string_view job_key, const WaitReason& reason);
 
   const Pod* FindPod(std::string_view key) const;
   const Node* FindNode(std::string_view name) const;

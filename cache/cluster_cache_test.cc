@@ -58,7 +58,8 @@ std::vector<std::string> Describe(const ClusterSnapshot& snap) {
   for (const JobInfo& job : snap.jobs) {
     std::string line = job.key() + " allocated=" + job.allocated.DebugString() + " request=" +
                        job.request.DebugString() + " phase=" + std::to_string(static_cast<int>(job.phase)) +
-                       " scaled=" + std::to_string(job.last_scale_time) + " counts=";
+                       " scaled=" + std::to_string(job.last_scale_time) +
+                       " reported=" + (job.reported_wait ? WaitReasonText(*job.reported_wait) : "-") + " counts=";
     for (int32_t count : job.status_count) line += std::to_string(count) + ",";
     line += ":";
     for (TaskId t : job.tasks) {
@@ -134,6 +135,39 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   }
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
   CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
+
+  // A reason the owner took reaches the job in place, and only that job.
+  cache.NoteWaitReported("default/c", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "default"});
+  for (JobInfo& job : again.jobs) job.reported_wait.reset();
+  ClusterSnapshot noted = cache.Snapshot(3000, std::move(again));
+  CHECK(Describe(noted) == Describe(cache.Snapshot(3000)));
+  int reported = 0;
+  for (const JobInfo& job : noted.jobs) reported += job.reported_wait != nullptr ? 1 : 0;
+  CHECK(reported == 1);
+}
+
+TEST_CASE("a reported reason is kept until the job's objects change") {
+  ClusterCache cache;
+  Pod pod = LonePod("c");
+  pod.requests.Set(kCpu, 1000);
+  cache.UpsertPod(pod);
+  const std::string key = cache.Snapshot(0).jobs.at(0).key();
+  const WaitReason closed{.kind = WaitKind::kQueueClosed, .subject = "default"};
+  cache.NoteWaitReported(key, closed);
+  REQUIRE(cache.Snapshot(1).jobs.at(0).reported_wait != nullptr);
+  CHECK(*cache.Snapshot(1).jobs.at(0).reported_wait == closed);
+
+  // The pod changed: the next session tells the owner its reason again.
+  pod.requests.Set(kCpu, 2000);
+  cache.UpsertPod(pod);
+  CHECK(cache.Snapshot(2).jobs.at(0).reported_wait == nullptr);
+  // Noted while the job waits to be rebuilt: not kept (the rebuild would drop it).
+  cache.UpsertPod(pod);
+  cache.NoteWaitReported(key, closed);
+  CHECK(cache.Snapshot(3).jobs.at(0).reported_wait == nullptr);
+  // Unknown jobs are ignored.
+  cache.NoteWaitReported("default/nobody", closed);
+  CHECK(cache.Snapshot(4).jobs.size() == 1);
 }
 
 TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not placed") {

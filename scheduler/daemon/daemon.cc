@@ -420,6 +420,7 @@ class SchedulerDaemon::Impl {
         const PodGroup* group = cache_.FindPodGroup(u.job);
         if (group != nullptr && group->phase != u.phase) (void)cache_.SetPodGroupPhase(u.job, u.phase);
         if (u.scaled) cache_.RecordScale(u.job, now);
+        if (u.waiting) cache_.NoteWaitReported(u.job, *u.waiting);
       }
       for (const auto& b : result->binds) {
         absl::Status assumed = cache_.AssumeBound(b.pod, b.node);

@@ -157,6 +157,7 @@ void Session::Close() {
       SetJobPhase(job.id, PodGroupPhase::kRunning);
     }
   }
+  DropUnchangedUpdates();
   closed_ = true;
 }
 
@@ -630,16 +631,34 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
   int32_t& index = job_update_index_[job];
   if (index < 0) {
     index = static_cast<int32_t>(job_updates_.size());
+    // Made before any phase change of the job (SetJobPhase asks first): the phase it opened with.
     job_updates_.push_back({job, cluster_.jobs[job].phase, std::nullopt, false});
+    opened_phase_.push_back(cluster_.jobs[job].phase);
   }
   return job_updates_[index];
+}
+
+void Session::DropUnchangedUpdates() {
+  size_t kept = 0;
+  for (size_t i = 0; i < job_updates_.size(); ++i) {
+    JobStatusUpdate& u = job_updates_[i];
+    const std::shared_ptr<const WaitReason>& reported = cluster_.jobs[u.job].reported_wait;
+    const bool unchanged = u.phase == opened_phase_[i] && !u.scaled && u.waiting.has_value() &&
+                           reported != nullptr && *reported == *u.waiting;
+    job_update_index_[u.job] = unchanged ? -1 : static_cast<int32_t>(kept);
+    if (unchanged) continue;
+    if (kept != i) job_updates_[kept] = std::move(u);
+    ++kept;
+  }
+  job_updates_.resize(kept);
+  opened_phase_.clear();
 }
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
   ++job_changes_;
   state_version_ = ++version_counter_;
-  cluster_.jobs[job].phase = phase;
   UpdateFor(job).phase = phase;
+  cluster_.jobs[job].phase = phase;
 }
 
 void Session::RestoreVersions(uint64_t state, const std::vector<std::pair<JobId, uint64_t>>& jobs) {

@@ -211,7 +211,9 @@ class Session {
   absl::Status RunActions(const Registry& registry);
   // Wall time each action took in RunActions, in configuration order (for metrics only).
   const std::vector<std::pair<std::string, int64_t>>& action_micros() const { return action_micros_; }
-  // Calls OnSessionClose and computes job status updates. No mutation after this.
+  // Calls OnSessionClose and computes job status updates: a job's phase, its scaling, and why
+  // it waits when that is not what its owner took last (JobInfo::reported_wait). No mutation
+  // after this.
   void Close();
 
   // ---- State ----
@@ -485,7 +487,11 @@ class Session {
   std::vector<JobStatusUpdate> job_updates_;
   std::map<QueueId, Resources> queue_deserved_;
   std::vector<int32_t> job_update_index_;  // per job: index into job_updates_ or -1
+  std::vector<PodGroupPhase> opened_phase_;  // per update: the job's phase when the session opened
   JobStatusUpdate& UpdateFor(JobId job);
+  // Close: drops the updates that tell the owner only the reason it took last (JobInfo::
+  // reported_wait): the job's phase is as it was and it was not scaled.
+  void DropUnchangedUpdates();
   bool closed_ = false;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };

@@ -258,6 +258,7 @@ absl::Status Simulation::RunSession() {
     if (u.waiting) {
       auto index = job_index_.find(u.job);
       if (index != job_index_.end()) NoteWaiting(jobs_[index->second], *u.waiting);
+      cache_.NoteWaitReported(u.job, *u.waiting);
     }
     const PodGroup* group = cache_.FindPodGroup(u.job);
     if (group != nullptr && group->phase != u.phase) {

@@ -204,7 +204,14 @@ int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_te
       }
       for (int g = 0; g < backlog; ++g) AddGang(cache, StrFormat("waiting-%05d", g), "queue-0", 4, Make(32000, 64, 2), "");
       WaitMemo memo(memo_enabled);
-      if (!RunSchedulingCycle(cache.Snapshot(1'000'000), *config, BuiltinRegistry(), &memo).ok()) std::exit(1);
+      auto first = RunSchedulingCycle(cache.Snapshot(1'000'000), *config, BuiltinRegistry(), &memo);
+      if (!first.ok()) std::exit(1);
+      // As the simulator and the daemon do: take the reasons and phases the first session gave.
+      for (const CycleResult::JobUpdate& u : first->job_updates) {
+        if (u.waiting) cache.NoteWaitReported(u.job, *u.waiting);
+        const PodGroup* group = cache.FindPodGroup(u.job);
+        if (group != nullptr && group->phase != u.phase) (void)cache.SetPodGroupPhase(u.job, u.phase);
+      }
       AddGang(cache, "new", "queue-0", 1, Make(8000, 16, 0), "");
       ClusterSnapshot snapshot = cache.Snapshot(1'001'000);
       auto start = std::chrono::steady_clock::now();

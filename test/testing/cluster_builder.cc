@@ -242,7 +242,9 @@ void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {
     cache.UpsertPod(std::move(pod));
   }
   for (const auto& u : outcome.raw.job_updates) {
-    (void)cache.SetPodGroupPhase(u.job, u.phase);
+    if (u.waiting) cache.NoteWaitReported(u.job, *u.waiting);
+    const PodGroup* group = cache.FindPodGroup(u.job);
+    if (group != nullptr && group->phase != u.phase) (void)cache.SetPodGroupPhase(u.job, u.phase);
     if (u.scaled) cache.RecordScale(u.job, outcome.now);
   }
 }

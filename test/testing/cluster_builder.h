@@ -110,7 +110,8 @@ SchedulerConfig MustParseConfig(std::string_view config_yaml);
 
 // Applies a cycle's bindings and evictions to the builder's cache as if the cluster carried them
 // out (bound pods run; evicted pods are gone and recreated pending), and records the elastic
-// scale changes (restarting those jobs' cooldowns at the session's time), for multi-session tests.
+// scale changes (restarting those jobs' cooldowns at the session's time) and the reasons jobs wait
+// for, as an owner takes them (ClusterCache::NoteWaitReported), for multi-session tests.
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome);
 
 }  // namespace lahar::testing

@@ -1,0 +1,82 @@
+// A session tells the owner of its jobs (the simulator, the daemon) only what changed: a job's
+// phase, its scaling, and why it waits when that is not the reason the owner took last
+// (JobInfo::reported_wait, kept by the cache until the job's objects change).
+#include "scheduler/framework/session.h"
+
+#include <catch2/catch.hpp>
+
+#include "test/testing/cluster_builder.h"
+
+namespace lahar {
+namespace {
+
+using testing::Apply;
+using testing::ClusterBuilder;
+using testing::RunSession;
+using testing::SessionOutcome;
+
+constexpr char kConfig[] = R"(actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+)";
+
+TEST_CASE("a job's reason is reported when it first appears and when it changes, not while it holds") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,memory=16Gi,nvidia.com/gpu=4");
+  b.Job("big", {.min = 1, .tasks = {{"worker", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  SessionOutcome first = RunSession(b, kConfig, 1000);
+  REQUIRE(first.job_updates.count("default/big") == 1);
+  REQUIRE(first.job_updates.at("default/big").waiting.has_value());
+  const WaitReason reason = *first.job_updates.at("default/big").waiting;
+  CHECK(reason.kind == WaitKind::kNoFit);
+  Apply(b, first);
+
+  // Nothing changed: the owner already has the reason; the job's update is not sent again.
+  SessionOutcome second = RunSession(b, kConfig, 2000);
+  CHECK(second.job_updates.count("default/big") == 0);
+  Apply(b, second);
+
+  // A second node changes the counts in the reason: reported anew, with the new figures.
+  b.Node("n2", "cpu=4,memory=16Gi,nvidia.com/gpu=2");
+  SessionOutcome third = RunSession(b, kConfig, 3000);
+  REQUIRE(third.job_updates.count("default/big") == 1);
+  REQUIRE(third.job_updates.at("default/big").waiting.has_value());
+  CHECK_FALSE(*third.job_updates.at("default/big").waiting == reason);
+  Apply(b, third);
+  CHECK(RunSession(b, kConfig, 4000).job_updates.count("default/big") == 0);
+
+  // The job's own objects changed (a new pod version): the reason is told again, though equal.
+  b.Job("big", {.min = 1, .tasks = {{"worker", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  SessionOutcome fifth = RunSession(b, kConfig, 5000);
+  REQUIRE(fifth.job_updates.count("default/big") == 1);
+  CHECK(*fifth.job_updates.at("default/big").waiting == *third.job_updates.at("default/big").waiting);
+}
+
+TEST_CASE("a phase change is reported even when the reason is the one the owner has") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2,memory=16Gi").Node("n2", "cpu=2,memory=16Gi");
+  // Pending: enqueue admits it (4 cpu free), allocate finds no node with 3 cpu.
+  b.Job("wide", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
+  SessionOutcome first = RunSession(b, kConfig, 1000);
+  REQUIRE(first.job_updates.count("default/wide") == 1);
+  REQUIRE(first.job_updates.at("default/wide").phase == PodGroupPhase::kInqueue);
+  REQUIRE(first.job_updates.at("default/wide").waiting.has_value());
+  CHECK(first.job_updates.at("default/wide").waiting->kind == WaitKind::kNoFit);
+
+  // The owner has that reason, but not the phase (the first session's update was not applied).
+  b.cache().NoteWaitReported("default/wide", *first.job_updates.at("default/wide").waiting);
+  SessionOutcome second = RunSession(b, kConfig, 2000);
+  REQUIRE(second.job_updates.count("default/wide") == 1);
+  CHECK(second.job_updates.at("default/wide").phase == PodGroupPhase::kInqueue);
+  CHECK(second.job_updates.at("default/wide").waiting == first.job_updates.at("default/wide").waiting);
+}
+
+}  // namespace
+}  // namespace lahar
