@@ -526,17 +526,22 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
     }
     job.id = job_id;
-    // Queue ids and priorities depend on every queue and class: resolved per snapshot.
-    int32_t class_priority =
-        block.priority_class->empty() ? default_priority : priority_of(*block.priority_class, default_priority);
-    if (job.has_pod_group) {
-      auto q = queue_ids.find(*block.queue);
-      job.queue = q == queue_ids.end() ? kNoId : q->second;
-      job.priority = class_priority;
-    } else {
-      job.queue = default_queue_id;
-      job.priority = block.tasks.front().pod->priority.value_or(class_priority);
+    // Queue ids and priorities depend on every queue and class: resolved once per build.
+    if (block.resolved != block.build) {
+      block.resolved = block.build;
+      int32_t class_priority =
+          block.priority_class->empty() ? default_priority : priority_of(*block.priority_class, default_priority);
+      if (job.has_pod_group) {
+        auto q = queue_ids.find(*block.queue);
+        block.queue_id = q == queue_ids.end() ? kNoId : q->second;
+        block.priority = class_priority;
+      } else {
+        block.queue_id = default_queue_id;
+        block.priority = block.tasks.front().pod->priority.value_or(class_priority);
+      }
     }
+    job.queue = block.queue_id;
+    job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
     bool node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {

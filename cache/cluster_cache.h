@@ -121,6 +121,11 @@ class ClusterCache {
     const std::string* queue = nullptr;           // the PodGroup's queue name
     const std::string* priority_class = nullptr;  // the PodGroup's or lone pod's class
     uint64_t build = 0;  // unique in the process: names this rebuild (ClusterSnapshot::job_builds)
+    // The job's queue id and priority as the snapshot of this build resolved them: a change of
+    // queues or priority classes rebuilds every block, so they hold while `resolved` is `build`.
+    uint64_t resolved = 0;
+    QueueId queue_id = kNoId;
+    int32_t priority = 0;
   };
 
   int32_t ConstraintClass(const Pod& pod);
