@@ -27,11 +27,11 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   std::vector<std::unique_ptr<Statement>> plans;
   // Jobs of one queue share a victim order (as in preempt-elastic-workers), kept current as each
   // plan takes its victims: the plans stay applied, as if committed, until the end.
-  const std::vector<JobId> starving = StarvingJobs(session);
-  PlanUnlessFruitless(session, "elastic-scale", starving, scalable, [&] {
+  const std::vector<JobId> starving = StarvingJobIds(session);
+  const auto order_key = ElasticWorkersOrderKey(session);
+  auto pass = [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
     VictimOrderCache orders;
-    const auto order_key = ElasticWorkersOrderKey(session);
-    for (JobId id : starving) {
+    for (JobId id : jobs) {
       const JobInfo& job = session.job(id);
       std::pair<int64_t, int64_t> key{job.queue, 0};
       // A job that must stay inside one network domain keeps capacity in the domain where the
@@ -51,6 +51,10 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
         statement->Discard();  // frees its victims for the next starving job's plan
         continue;
       }
+      if (stop_at_fit) {
+        statement->Discard();
+        return StarvingPass::kStoppedAtFit;
+      }
       orders.Committed(session, plan);
       for (TaskId victim : plan.victims) kept.gives_up_workers[session.task(victim).job] = true;
       LAHAR_LOG(2, "elastic-scale") << "keeping capacity for starving " << session.job(id).key() << " ("
@@ -58,8 +62,10 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
                                     << " elastic workers to take back)";
       plans.push_back(std::move(statement));
     }
-    return !plans.empty();
-  });
+    return plans.empty() ? StarvingPass::kNoneFit : StarvingPass::kSomeFit;
+  };
+  PlanUnlessFruitless(session, "elastic-scale", starving, scalable,
+                      [&] { return PlanStarvingJobs(session, "elastic-scale", starving, pass); });
   for (const NodeInfo& node : session.nodes()) {
     Resources from_idle = node.pipelined - node.releasing;
     from_idle.ClampNegativeToZero();

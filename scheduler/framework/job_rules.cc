@@ -194,24 +194,31 @@ std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
   return std::nullopt;
 }
 
-std::vector<JobId> StarvingJobs(const Session& session) {
+const std::vector<JobId>& StarvingJobIds(const Session& session) {
   Session::Memos::PerVersion& memo = session.memos().starving_jobs;
   if (memo.version == session.state_version()) return memo.ids;
-  std::vector<JobId> out;
+  memo.ids.clear();
   for (const JobInfo& job : session.cluster().jobs) {
     if (!ElasticEligible(session, job)) continue;
     std::optional<std::vector<TaskId>> missing = UnplacedMinTasks(session, job);
     if (!missing.has_value() || missing->empty()) continue;
     bool needs_room = false;
     for (TaskId t : *missing) needs_room = needs_room || !session.task(t).best_effort;
-    if (needs_room) out.push_back(job.id);
+    if (needs_room) memo.ids.push_back(job.id);
   }
-  std::sort(out.begin(), out.end(), [&](JobId a, JobId b) {
+  memo.version = session.state_version();
+  return memo.ids;
+}
+
+std::vector<JobId> StarvingJobs(const Session& session) {
+  Session::Memos::PerVersion& memo = session.memos().starving_in_order;
+  if (memo.version == session.state_version()) return memo.ids;
+  memo.ids = StarvingJobIds(session);
+  std::sort(memo.ids.begin(), memo.ids.end(), [&](JobId a, JobId b) {
     return session.JobOrderLess(session.job(a), session.job(b));
   });
   memo.version = session.state_version();
-  memo.ids = out;
-  return out;
+  return memo.ids;
 }
 
 }  // namespace lahar

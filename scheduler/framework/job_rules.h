@@ -189,10 +189,12 @@ inline bool ElasticEligible(const Session& session, const JobInfo& job) {
   return !session.JobInvalidReason(job).has_value();
 }
 
-// Starving jobs, in job order: eligible jobs whose min is not covered by ready and pipelined
-// tasks and that have the pending pods to reach it (a new Inqueue job, a running job whose min
-// was raised or which lost a pod). A job whose missing pods are all best-effort is not starving:
-// it needs no room, and backfill places it.
+// Starving jobs, by id: eligible jobs whose min is not covered by ready and pipelined tasks and
+// that have the pending pods to reach it (a new Inqueue job, a running job whose min was raised
+// or which lost a pod). A job whose missing pods are all best-effort is not starving: it needs
+// no room, and backfill places it.
+const std::vector<JobId>& StarvingJobIds(const Session& session);
+// The same, in job order (JobOrderLess): the order the evicting actions serve them in.
 std::vector<JobId> StarvingJobs(const Session& session);
 
 }  // namespace lahar

@@ -263,7 +263,8 @@ class Session {
       std::vector<TaskId> ids;
       std::optional<uint64_t> shapes;  // reach_min only: MinShapesHash
     };
-    PerVersion starving_jobs;         // StarvingJobs, by state_version()
+    PerVersion starving_jobs;         // StarvingJobIds, by state_version()
+    PerVersion starving_in_order;     // StarvingJobs, by state_version()
     std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
     std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
     uint64_t fingerprint_version = UINT64_MAX;

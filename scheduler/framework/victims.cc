@@ -54,9 +54,9 @@ std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorke
 
 namespace {
 
-// RelieveStarvingJobs' loop; whether any plan fit.
-bool RelieveEach(Session& session, std::string_view action, const StarvingJobHandler& handler,
-                 const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
+// RelieveStarvingJobs' loop over `starving` (see PlanStarvingJobs).
+StarvingPass RelieveEach(Session& session, std::string_view action, const StarvingJobHandler& handler,
+                         const std::vector<JobId>& starving, const std::vector<bool>& scalable, bool stop_at_fit) {
   bool any_fit = false;
   VictimOrderCache orders;
   for (JobId id : starving) {
@@ -97,6 +97,12 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
       if (handler.settled) handler.settled(plan, /*committed=*/false);
       continue;
     }
+    if (stop_at_fit) {
+      statement.Discard();
+      if (where) session.SetJobScope(id, nullptr);
+      if (handler.settled) handler.settled(plan, /*committed=*/false);
+      return StarvingPass::kStoppedAtFit;
+    }
     statement.Commit();
     if (where && !where->confine) session.SetJobScope(id, nullptr);
     any_fit = true;
@@ -114,7 +120,7 @@ bool RelieveEach(Session& session, std::string_view action, const StarvingJobHan
     LAHAR_LOG(2, action) << job.key() << ": pipelined " << plan.placements.size() << " tasks, evicted "
                          << plan.victims.size() << " pods";
   }
-  return any_fit;
+  return any_fit ? StarvingPass::kSomeFit : StarvingPass::kNoneFit;
 }
 
 void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>& scalable, StateHash& hash) {
@@ -154,6 +160,7 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
     const int32_t unplaced = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) + job.Count(TaskStatus::kFailed);
     if (static_cast<size_t>(unplaced) < job.tasks.size()) HashJob(session, job, scalable, hash);
   }
+  // The starving jobs by id: the state hashed decides their job order too.
   hash.Add(uint64_t{0x57a});
   for (JobId id : starving) HashJob(session, session.job(id), scalable, hash);
   memos.fingerprint_version = session.state_version();
@@ -191,10 +198,30 @@ bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const 
   return false;
 }
 
+bool PlanStarvingJobs(Session& session, std::string_view action, const std::vector<JobId>& by_id,
+                      const std::function<StarvingPass(const std::vector<JobId>& jobs, bool stop_at_fit)>& pass) {
+  // Ranking costs a sort of the backlog; trying by id first costs a pass up to the first plan that
+  // fits. Which is cheaper is guessed from the last run: either way the decisions are the same.
+  const WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->LastRunFruitless(action)) {
+    return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
+  }
+  std::vector<std::pair<JobId, const std::vector<NodeId>*>> scopes;
+  scopes.reserve(by_id.size());
+  for (JobId id : by_id) scopes.emplace_back(id, session.JobScope(id));
+  if (pass(by_id, /*stop_at_fit=*/true) == StarvingPass::kNoneFit) return false;
+  for (const auto& [id, scope] : scopes) session.SetJobScope(id, scope);
+  return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
+}
+
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
   const std::vector<bool> scalable = ScalableJobs(session);
-  const std::vector<JobId> starving = StarvingJobs(session);
-  PlanUnlessFruitless(session, action, starving, scalable, [&] { return RelieveEach(session, action, handler, starving, scalable); });
+  const std::vector<JobId> starving = StarvingJobIds(session);
+  PlanUnlessFruitless(session, action, starving, scalable, [&] {
+    return PlanStarvingJobs(session, action, starving, [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
+      return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
+    });
+  });
 }
 
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,

@@ -10,7 +10,9 @@
 
 #include "api/strings.h"
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/elastic_configs.h"
 #include "test/testing/session_fixture.h"
 
 namespace lahar {
@@ -556,6 +558,38 @@ TEST_CASE("an eviction reason splits back into its verb and the job it was for")
   CHECK(reason == "reclaimed-for ml/bert");
   CHECK(SplitEvictionReason(reason) == std::pair<std::string_view, std::string_view>{"reclaimed-for", "ml/bert"});
   CHECK(SplitEvictionReason("node-removed").second.empty());
+}
+
+}  // namespace
+}  // namespace lahar
+
+namespace lahar {
+namespace {
+
+// When the last run found no plan, the starving jobs are first tried by id; once one fits they
+// are served in job order all the same. z arrived first (job order: z, a; id order: a, z), and
+// m's elastic workers make room for one of them only.
+TEST_CASE("starving jobs tried by id first are served in job order once a plan fits") {
+  for (bool memo_enabled : {true, false}) {
+    CAPTURE(memo_enabled);
+    ClusterBuilder b;
+    b.Node("n", "cpu=32,memory=128Gi,nvidia.com/gpu=4");
+    b.Job("m", {.min = 1, .tasks = {{"worker", 4, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
+    b.RunningRange("m", "worker", 0, 3, "n");
+    b.LastScaled("m", 0);
+    b.Job("z", {.min = 2, .tasks = {{"worker", 2, "cpu=1,nvidia.com/gpu=1"}}});
+    b.Job("a", {.min = 2, .tasks = {{"worker", 2, "cpu=1,nvidia.com/gpu=1"}}});
+    WaitMemo memo(memo_enabled);
+    // m is in its cooldown: nothing may go, and the run is remembered as fruitless.
+    testing::SessionOutcome first = testing::RunSession(b, testing::kPreemptOnly, 10'000, &memo);
+    REQUIRE(first.evicts.empty());
+    CHECK(memo.LastRunFruitless("preempt-elastic-workers") == memo_enabled);
+    // The cooldown is over: two of m's workers go, for z.
+    testing::SessionOutcome second = testing::RunSession(b, testing::kPreemptOnly, 61'000, &memo);
+    REQUIRE(second.evicts.size() == 2);
+    for (const auto& [pod, reason] : second.evicts) CHECK(reason == "elastic-preempted-for default/z");
+    CHECK_FALSE(memo.LastRunFruitless("preempt-elastic-workers"));
+  }
 }
 
 }  // namespace

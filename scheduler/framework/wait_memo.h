@@ -40,6 +40,8 @@ class WaitMemo {
     if (enabled_) runs_.insert_or_assign(std::string(action), run);
   }
   void Forget(std::string_view action) { runs_.erase(std::string(action)); }
+  // Whether the last run of `action` that was tried found nothing to do (it is remembered).
+  bool LastRunFruitless(std::string_view action) const { return runs_.find(action) != runs_.end(); }
 
   // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
   int64_t skipped() const { return skipped_; }
