@@ -25,20 +25,37 @@ class BackfillAction : public Action {
  public:
   std::string_view Name() const override { return "backfill"; }
 
+  // Jobs in job order, each placing its min when it is best-effort or a single pod with no gang
+  // waiting before it, then its best-effort extras. Only the jobs that may place something are
+  // ranked: any other job with a min to reach only holds back the single pods after it, so of
+  // those the first in job order is enough (a backlog of gangs costs a pass, not a sort).
   void Execute(Session& session) override {
-    std::vector<JobId> jobs;
+    auto before = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); };
+    std::vector<JobId> jobs;      // may place something
+    std::vector<JobId> blockers;  // only hold back what comes after them
     for (const JobInfo& job : session.jobs()) {
-      if (IsAdmitted(job) && job.Count(TaskStatus::kPending) > 0 && !QueueUnusable(session.queue(job.queue))) {
-        jobs.push_back(job.id);
+      if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0 || QueueUnusable(session.queue(job.queue))) continue;
+      if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
+      switch (Role(session, job)) {
+        case JobRole::kNone:
+          break;
+        case JobRole::kBlocker:
+          blockers.push_back(job.id);
+          break;
+        case JobRole::kMayPlace:
+          jobs.push_back(job.id);
+          break;
       }
     }
-    std::sort(jobs.begin(), jobs.end(),
-              [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); });
+    if (jobs.empty()) return;
+    std::optional<JobId> first_blocker;
+    if (!blockers.empty()) first_blocker = *std::min_element(blockers.begin(), blockers.end(), before);
+    std::sort(jobs.begin(), jobs.end(), before);
 
     bool gang_waiting = false;  // a job earlier in job order still lacks its min
     for (JobId j : jobs) {
+      if (first_blocker && before(*first_blocker, j)) gang_waiting = true;
       JobInfo& job = session.job(j);
-      if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
       std::vector<TaskId> min_tasks = TasksToReachMin(session, job);
       if (!min_tasks.empty()) {
         // A job that must share one network domain is allocate's to place, domain by domain.
@@ -60,6 +77,29 @@ class BackfillAction : public Action {
   }
 
  private:
+  enum class JobRole {
+    kNone,      // nothing to place: no min to reach and no best-effort pods
+    kBlocker,   // a min that backfill never places (a gang, pods that ask for room)
+    kMayPlace,  // a best-effort or single-pod min, best-effort extras, or a network-domain job
+  };
+  // What the job can be in this action, decided at its start: a job's min and pods change only
+  // when the job itself is placed.
+  static JobRole Role(Session& session, const JobInfo& job) {
+    const std::vector<TaskId>& min_tasks = TasksToReachMin(session, job);
+    if (min_tasks.empty()) {
+      const bool extras = std::any_of(job.tasks.begin(), job.tasks.end(), [&session](TaskId t) {
+        return session.task(t).status == TaskStatus::kPending && session.task(t).best_effort;
+      });
+      return extras ? JobRole::kMayPlace : JobRole::kNone;
+    }
+    // Whether a domain job waits can depend on what is placed before it: it keeps its turn.
+    if (session.JobDomains(job, /*for_eviction=*/false)) return JobRole::kMayPlace;
+    const bool best_effort =
+        std::all_of(min_tasks.begin(), min_tasks.end(), [&session](TaskId t) { return session.task(t).best_effort; });
+    const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;
+    return best_effort || single ? JobRole::kMayPlace : JobRole::kBlocker;
+  }
+
   // Places the tasks completing the job's min on idle resources; commits when the job is then
   // ready, else rolls back and records why (as allocate: pods kept off every node by their
   // scheduling gates first, counted over the min).

@@ -77,6 +77,25 @@ TEST_CASE("backfill: nothing jumps ahead of a waiting gang") {
   CHECK(out.binds == BindMap{{"default/be-w-0", "n1"}});
 }
 
+TEST_CASE("backfill: the first waiting gang in job order holds back what comes after it, whatever its name") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  // Job order is arrival order here: z-gang, small, late, a-gang. Names sort a-gang first.
+  b.Job("z-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("late", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("a-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  CHECK(RunSession(b, kBackfillOnly).binds.empty());
+
+  ClusterBuilder c;
+  c.Node("n1", "cpu=4");
+  c.Job("small", {.tasks = {{"w", 1, "cpu=1"}}});
+  c.Job("z-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  c.Job("late", {.tasks = {{"w", 1, "cpu=1"}}});
+  c.Job("a-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  CHECK(RunSession(c, kBackfillOnly).binds == BindMap{{"default/small-w-0", "n1"}});
+}
+
 TEST_CASE("backfill: idle capacity a pipelined gang waits for stays free") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4").Node("n2", "cpu=2");
