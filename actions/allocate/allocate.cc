@@ -134,9 +134,17 @@ class Allocator {
       }
     }
 
-    // The jobs set aside fail as they would have at their turn.
+    // The jobs set aside fail as they would have at their turn: a shape's reason is made once,
+    // and each job's differs only in its pod counts.
+    absl::flat_hash_map<Shape, WaitReason, ShapeHash, ShapeEq> reason_of;
     for (const DoomedJob& d : doomed_) {
-      Wait(session_.job(d.job), NoFitReason(session_.job(d.job), d.pods, *unplaceable_.at(d.shape).errors));
+      const JobInfo& job = session_.job(d.job);
+      auto [it, inserted] = reason_of.try_emplace(d.shape);
+      if (inserted) it->second = NoFitReason(job, d.pods, *unplaceable_.at(d.shape).errors);
+      WaitReason reason = it->second;
+      reason.pods = d.pods;
+      reason.of = job.min_available;
+      Wait(job, std::move(reason));
     }
 
     // Held gangs bind in a later session, once the resources being released are free; what

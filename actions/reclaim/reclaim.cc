@@ -76,8 +76,8 @@ class ReclaimRun {
       : session_(session), deserved_(session.queue_deserved()), ledger_(session), free_(FreeCapacity(session)) {}
 
   std::optional<VictimPolicy> PolicyFor(const JobInfo& job) {
-    std::optional<std::vector<TaskId>> unplaced = UnplacedMinTasks(session_, job);
-    if (!unplaced.has_value()) return std::nullopt;
+    const std::vector<TaskId>* unplaced = UnplacedMinTasks(session_, job);
+    if (unplaced == nullptr) return std::nullopt;
     // Asked for every starving job: the claim's vectors keep their storage from job to job.
     claim_.reclaimer = job.queue;
     claim_.need = Resources();

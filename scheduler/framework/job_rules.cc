@@ -155,22 +155,22 @@ uint64_t MinShapesHash(const Session& session, const JobInfo& job) {
   return *memo.shapes;
 }
 
-std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job) {
-  std::vector<TaskId> tasks = TasksToReachMin(session, job);
+const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInfo& job) {
+  const std::vector<TaskId>& tasks = TasksToReachMin(session, job);
   // Complete when, with these placed, the count and every role reach their minimum.
   if (job.ReadyCount() + job.Count(TaskStatus::kPipelined) + static_cast<int32_t>(tasks.size()) <
       job.min_available) {
-    return std::nullopt;
+    return nullptr;
   }
   if (!job.min_task_member.empty()) {
     std::map<std::string, int32_t, std::less<>> have = ReadyPerRole(session, job, /*count_pipelined=*/true);
     for (TaskId t : tasks) ++have[session.task(t).role];
     for (const auto& [role, min] : job.min_task_member) {
       auto it = have.find(role);
-      if ((it == have.end() ? 0 : it->second) < min) return std::nullopt;
+      if ((it == have.end() ? 0 : it->second) < min) return nullptr;
     }
   }
-  return tasks;
+  return &tasks;
 }
 
 HoldingsByPriority::HoldingsByPriority(const ClusterSnapshot& cluster) : per_queue_(cluster.queues.size()) {
@@ -200,8 +200,8 @@ const std::vector<JobId>& StarvingJobIds(const Session& session) {
   memo.ids.clear();
   for (const JobInfo& job : session.cluster().jobs) {
     if (!ElasticEligible(session, job)) continue;
-    std::optional<std::vector<TaskId>> missing = UnplacedMinTasks(session, job);
-    if (!missing.has_value() || missing->empty()) continue;
+    const std::vector<TaskId>* missing = UnplacedMinTasks(session, job);
+    if (missing == nullptr || missing->empty()) continue;
     bool needs_room = false;
     for (TaskId t : *missing) needs_room = needs_room || !session.task(t).best_effort;
     if (needs_room) memo.ids.push_back(job.id);

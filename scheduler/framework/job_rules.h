@@ -146,9 +146,10 @@ inline Resources ElasticWorkerRequests(const Session& session) {
   return sum;
 }
 
-// TasksToReachMin, or nullopt when the job does not have enough pending pods to reach its min
-// (it cannot be helped now).
-std::optional<std::vector<TaskId>> UnplacedMinTasks(const Session& session, const JobInfo& job);
+// TasksToReachMin, or null when the job does not have enough pending pods to reach its min (it
+// cannot be helped now). The session's memo: it holds until the job's tasks change, so a caller
+// that changes them while reading it keeps a copy.
+const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInfo& job);
 
 // The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks
 // (gang) agree. Pipelined tasks do not count: they are promises, not pods.

@@ -282,8 +282,8 @@ void VictimOrderCache::Clear() {
 
 bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
   if (entries_->failures.empty()) return false;
-  std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
-  if (!tasks.has_value() || tasks->empty()) return false;
+  const std::vector<TaskId>* tasks = UnplacedMinTasks(session, job);
+  if (tasks == nullptr || tasks->empty()) return false;
   auto failed = entries_->failures.find(ShapesKey(session, job, key));
   if (failed == entries_->failures.end()) return false;
   if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left

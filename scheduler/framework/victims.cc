@@ -304,8 +304,11 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
                               std::optional<std::pair<int64_t, int64_t>> order_key) {
   VictimPlan plan;
   const JobInfo& job = session.job(job_id);
-  std::optional<std::vector<TaskId>> tasks = UnplacedMinTasks(session, job);
-  if (!tasks.has_value() || tasks->empty()) return plan;
+  // A copy: the plan pipelines the job's tasks, which changes the memo it comes from.
+  const std::vector<TaskId>* unplaced = UnplacedMinTasks(session, job);
+  if (unplaced == nullptr || unplaced->empty()) return plan;
+  const std::vector<TaskId> tasks_copy = *unplaced;
+  const std::vector<TaskId>* tasks = &tasks_copy;
   const QueueInfo& queue = session.queue(job.queue);
   auto room = [&](const TaskInfo& task) {
     return policy.room ? policy.room(task) : session.Allocatable(queue, task);
