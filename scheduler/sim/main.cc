@@ -216,9 +216,25 @@ absl::Status Main(const Flags& flags) {
   }
 
   std::vector<SimRun> runs;
+  std::vector<std::filesystem::path> run_dirs;  // with --out: where each run's files go
   const bool terminal = isatty(STDERR_FILENO) != 0;
+  const bool write_out = !flags.out.empty() && flags.command != "explain";
   for (const auto& [label, config] : configs) {
     SimOptions options;
+    // events.jsonl is written as the run goes (a long trace makes hundreds of MB of it).
+    std::ofstream events_file;
+    options.keep_events = false;
+    if (write_out) {
+      const std::filesystem::path out(flags.out);
+      const std::filesystem::path dir = flags.command == "compare" ? out / label : out;
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", dir.string(), ": ", ec.message()));
+      events_file.open(dir / "events.jsonl", std::ios::binary | std::ios::trunc);
+      if (!events_file) return absl::PermissionDeniedError(StrCat("cannot write ", (dir / "events.jsonl").string()));
+      options.events_out = &events_file;
+      run_dirs.push_back(dir);
+    }
     options.until = flags.until;
     options.skip_unchanged = !flags.no_skip;
     options.config_label = label;
@@ -228,6 +244,10 @@ absl::Status Main(const Flags& flags) {
     if (terminal) options.progress = [&name, &last](const SimProgress& p) { PrintProgress(name, p, last); };
     const auto started = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(SimRun run, RunSimulation(input, config, BuiltinRegistry(), options));
+    if (write_out) {
+      events_file.close();
+      if (!events_file) return absl::DataLossError(StrCat("writing ", (run_dirs.back() / "events.jsonl").string(), " failed"));
+    }
     if (flags.command == "explain") {
       if (terminal) std::cerr << "\r\033[K";
       if (!run.explanation) {
@@ -262,19 +282,14 @@ absl::Status Main(const Flags& flags) {
   }
   std::cout << FormatSummaryTable(input.name, runs);
 
-  if (!flags.out.empty()) {
+  if (write_out) {
     std::filesystem::path out(flags.out);
-    std::error_code ec;
-    std::filesystem::create_directories(out, ec);
-    if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", flags.out, ": ", ec.message()));
     std::vector<ReportRun> report_runs;
-    for (const SimRun& run : runs) {
-      std::filesystem::path dir = flags.command == "compare" ? out / run.label : out;
-      std::filesystem::create_directories(dir, ec);
-      if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", dir.string(), ": ", ec.message()));
-      RETURN_IF_ERROR(WriteFile(dir / "events.jsonl", run.events_jsonl));
-      RETURN_IF_ERROR(WriteFile(dir / "summary.json", run.summary_json));
-      report_runs.push_back({run.label, run.events_jsonl, run.summary_json});
+    for (size_t i = 0; i < runs.size(); ++i) {
+      SimRun& run = runs[i];
+      RETURN_IF_ERROR(WriteFile(run_dirs[i] / "summary.json", run.summary_json));
+      report_runs.push_back({.label = run.label, .summary_json = std::move(run.summary_json),
+                             .events_path = (run_dirs[i] / "events.jsonl").string()});
     }
     ASSIGN_OR_RETURN(std::string html, RenderHtmlReport(input.name, report_runs));
     RETURN_IF_ERROR(WriteFile(out / "report.html", html));

@@ -198,7 +198,9 @@ class Simulation {
 
   rapidjson::StringBuffer line_;
   JsonWriter writer_{line_};
-  std::string events_;
+  std::string events_;  // not yet written to options_.events_out
+  // Writes events_ to options_.events_out, when there is one.
+  void FlushEvents();
 };
 
 }  // namespace lahar::sim_internal

@@ -28,8 +28,16 @@ JsonWriter& Simulation::BeginEvent(std::string_view type) {
 
 void Simulation::EndEvent() {
   writer_.EndObject();
+  if (options_.events_out == nullptr && !options_.keep_events) return;
   events_.append(line_.GetString(), line_.GetSize());
   events_.push_back('\n');
+  if (events_.size() >= (1 << 20)) FlushEvents();
+}
+
+void Simulation::FlushEvents() {
+  if (options_.events_out == nullptr) return;
+  options_.events_out->write(events_.data(), static_cast<std::streamsize>(events_.size()));
+  events_.clear();
 }
 
 void Simulation::PodEvent(std::string_view type, std::string_view pod, const JobState& job,

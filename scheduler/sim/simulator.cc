@@ -451,6 +451,10 @@ absl::StatusOr<SimRun> Simulation::Run() {
   SimRun run;
   run.label = options_.config_label;
   if (!options_.explain_job.empty()) run.explanation = ExplainJobAtEnd();
+  FlushEvents();
+  if (options_.events_out != nullptr && !options_.events_out->flush()) {
+    return absl::DataLossError("writing events.jsonl failed");
+  }
   run.events_jsonl = std::move(events_);
   run.summary_json = BuildSummaryJson(TakeRecord(), run.figures);
   return run;

@@ -9,6 +9,7 @@
 #define LAHAR_SCHEDULER_SIM_SIMULATOR_H_
 
 #include <functional>
+#include <ostream>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,11 @@ struct SimOptions {
   // Called after every session with the cluster as the session left it and what it decided
   // (kubectl lahar reads a snapshot file through it); never feeds back into the simulation.
   std::function<void(const ClusterSnapshot&, const CycleResult&, Millis)> on_session;
+  // Where events.jsonl goes as the run makes it (`lahar-sim run --out`), so a long run's events
+  // never sit in memory whole; SimRun::events_jsonl is then empty. Without it, keep_events says
+  // whether SimRun::events_jsonl holds them (false: they are dropped).
+  std::ostream* events_out = nullptr;
+  bool keep_events = true;
 };
 
 // Headline figures, also in summary.json.

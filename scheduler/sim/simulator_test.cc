@@ -89,6 +89,28 @@ TEST_CASE("the same input gives byte-identical events") {
   CHECK(first.figures.jobs == 2);
 }
 
+TEST_CASE("events streamed as the run goes are the events kept in memory") {
+  auto input = LoadSimInput(kTwoJobs, "test.yaml");
+  REQUIRE(input.ok());
+  const SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
+  SimOptions options;
+  std::ostringstream streamed;
+  options.events_out = &streamed;
+  auto run = RunSimulation(*input, config, BuiltinRegistry(), options);
+  REQUIRE(run.ok());
+  CHECK(run->events_jsonl.empty());
+  CHECK(streamed.str() == MustRun(kTwoJobs).events_jsonl);
+  CHECK_FALSE(streamed.str().empty());
+
+  SimOptions dropped;
+  dropped.keep_events = false;
+  auto quiet = RunSimulation(*input, config, BuiltinRegistry(), dropped);
+  REQUIRE(quiet.ok());
+  CHECK(quiet->events_jsonl.empty());
+  CHECK(quiet->figures.completed_jobs == 2);
+  CHECK(quiet->figures.binds == run->figures.binds);
+}
+
 TEST_CASE("events follow the spec: nodes added at the start in canonical units, binds carry requests") {
   std::vector<Event> events = ParseEvents(MustRun(kTwoJobs).events_jsonl);
   std::vector<Event> nodes = OfType(events, "node");

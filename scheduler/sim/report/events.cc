@@ -1,6 +1,7 @@
 #include "scheduler/sim/report/events.h"
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -244,6 +245,17 @@ absl::StatusOr<EventAnalysis> ReadEvents(std::string_view events_jsonl, double r
     text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
     RETURN_IF_ERROR(reader.ReadLine(++line_number, line));
   }
+  return reader.Finish(std::max(reader.last_t(), run_end));
+}
+
+absl::StatusOr<EventAnalysis> ReadEventsFile(const std::string& path, double run_end) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
+  EventReader reader;
+  std::string line;
+  int64_t line_number = 0;
+  while (std::getline(in, line)) RETURN_IF_ERROR(reader.ReadLine(++line_number, line));
+  if (in.bad()) return absl::DataLossError(StrCat("reading ", path, " failed after line ", line_number));
   return reader.Finish(std::max(reader.last_t(), run_end));
 }
 

@@ -58,6 +58,8 @@ struct EventAnalysis {
 // `run_end` (the makespan from summary.json). Errors name the 1-based line
 // ("events.jsonl line 3: ...").
 absl::StatusOr<EventAnalysis> ReadEvents(std::string_view events_jsonl, double run_end);
+// The same, from the file at `path`, one line at a time.
+absl::StatusOr<EventAnalysis> ReadEventsFile(const std::string& path, double run_end);
 
 }  // namespace lahar::report_internal
 

@@ -1,12 +1,14 @@
 #include "scheduler/sim/report/report.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include "absl/status/status.h"
 #include "api/strings.h"
@@ -115,6 +117,21 @@ TEST_CASE("a report is one self-contained HTML document with a chart per figure"
   CHECK(Count(html, "url(") == 0);
   CHECK(Count(html, "@import") == 0);
   CHECK(html.find("elastic.conf") != std::string::npos);
+}
+
+TEST_CASE("events.jsonl read from its file gives the page read from memory; a missing file is an error") {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / StrCat("lahar-report-test-", getpid(), ".jsonl")).string();
+  {
+    std::ofstream out(path);
+    out << HalfTimeEvents();
+  }
+  ReportRun from_file{.label = "elastic.conf", .summary_json = HalfTimeSummary(), .events_path = path};
+  CHECK(Render({from_file}) == Render({{"elastic.conf", HalfTimeEvents(), HalfTimeSummary()}}));
+  std::remove(path.c_str());
+  absl::StatusOr<std::string> missing = RenderHtmlReport("Lahar simulation", {from_file});
+  REQUIRE_FALSE(missing.ok());
+  CHECK(std::string(missing.status().message()).find(path) != std::string::npos);
 }
 
 TEST_CASE("utilization is rebuilt from node allocatable and pod requests") {
