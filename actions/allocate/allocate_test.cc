@@ -12,6 +12,7 @@
 #include "scheduler/framework/wait_memo.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 
 namespace lahar {
 namespace {
@@ -23,17 +24,7 @@ using testing::TaskSpec;
 
 using BindMap = std::map<std::string, std::string>;
 
-constexpr char kConfig[] = R"(actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+const std::string kConfig = testing::DefaultTiersConfig("allocate");
 
 TEST_CASE("allocate: a gang binds all of its min or nothing; other jobs still bind") {
   ClusterBuilder b;

@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "api/strings.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 
 namespace lahar {
 namespace {
@@ -17,19 +17,8 @@ using testing::SessionOutcome;
 
 using BindMap = std::map<std::string, std::string>;
 
-constexpr char kTiers[] = R"(
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
-const std::string kBackfillOnly = StrCat("actions: \"backfill\"", kTiers);
-const std::string kAllocateBackfill = StrCat("actions: \"allocate, backfill\"", kTiers);
+const std::string kBackfillOnly = testing::DefaultTiersConfig("backfill");
+const std::string kAllocateBackfill = testing::DefaultTiersConfig("allocate, backfill");
 
 TEST_CASE("backfill: best-effort pods beyond the min go wherever a pod slot is free") {
   ClusterBuilder b;

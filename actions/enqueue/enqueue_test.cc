@@ -7,6 +7,7 @@
 #include "api/strings.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 
 namespace lahar {
 namespace {
@@ -15,19 +16,8 @@ using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
 
-constexpr char kTiers[] = R"(
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
-const std::string kEnqueueOnly = StrCat("actions: \"enqueue\"", kTiers);
-const std::string kEnqueueAllocate = StrCat("actions: \"enqueue, allocate\"", kTiers);
+const std::string kEnqueueOnly = testing::DefaultTiersConfig("enqueue");
+const std::string kEnqueueAllocate = testing::DefaultTiersConfig("enqueue, allocate");
 
 constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
 
@@ -169,7 +159,7 @@ TEST_CASE("enqueue: a pod-less PodGroup of an idle queue is admitted on what a b
   for (int i = 0; i < 4; ++i) b.Running(StrCat("borrower-w-", i), "n1");
   b.Job("owner", {.queue = "b", .min = 2, .min_resources = "cpu=2,nvidia.com/gpu=2", .tasks = {}, .phase = kPending});
   b.Job("greedy", {.queue = "b", .min = 3, .min_resources = "cpu=3,nvidia.com/gpu=3", .tasks = {}, .phase = kPending});
-  const std::string config = StrCat("actions: \"enqueue, allocate, reclaim\"", kTiers);
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate, reclaim");
   SessionOutcome out = RunSession(b, config);
   CHECK(PhaseOf(out, "default/owner") == PodGroupPhase::kInqueue);
   // 3 more GPUs than b deserves once owner is in: a lends only 2.
@@ -190,7 +180,7 @@ TEST_CASE("enqueue: with preempt configured, lower-priority jobs of the job's qu
     return b;
   };
   ClusterBuilder with = cluster();
-  SessionOutcome out = RunSession(with, StrCat("actions: \"enqueue, allocate, preempt\"", kTiers));
+  SessionOutcome out = RunSession(with, testing::DefaultTiersConfig("enqueue, allocate, preempt"));
   CHECK(PhaseOf(out, "default/urgent") == PodGroupPhase::kInqueue);
   CHECK(PhaseOf(out, "default/peer") == kPending);
   ClusterBuilder without = cluster();

@@ -10,6 +10,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 #include "test/testing/session_fixture.h"
 
 namespace lahar {
@@ -176,18 +177,7 @@ TEST_CASE("a job whose gang only waits for evictions to finish is not called uns
 
 // The default tiers of the spec (section 4) without the elastic plugin, for end-to-end cases
 // through the allocate action.
-constexpr std::string_view kDefaultTiers = R"(
-actions: "enqueue, allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+const std::string kDefaultTiers = testing::DefaultTiersConfig("enqueue, allocate");
 
 TEST_CASE("end to end: a gang binds whole when it fits, and not at all when it does not") {
   ClusterBuilder b;

@@ -9,6 +9,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 #include "test/testing/session_fixture.h"
 
 namespace lahar {
@@ -88,18 +89,7 @@ TEST_CASE("end to end: the higher-priority job gets the last free node, though i
   b.Node("n1", "cpu=4,memory=16Gi").PriorityClass("high", 1000);
   b.Job("early", {.tasks = {{"worker", 1, "cpu=4"}}});
   b.Job("urgent", {.tasks = {{"worker", 1, "cpu=4"}}, .priority_class = "high"});
-  testing::SessionOutcome out = testing::RunSession(b, R"(
-actions: "allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)");
+  testing::SessionOutcome out = testing::RunSession(b, testing::DefaultTiersConfig("allocate"));
   CHECK(out.binds == std::map<std::string, std::string>{{"default/urgent-worker-0", "n1"}});
 }
 

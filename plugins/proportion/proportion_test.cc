@@ -10,6 +10,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 #include "test/testing/session_fixture.h"
 
 namespace lahar {
@@ -250,18 +251,7 @@ TEST_CASE("a closed queue admits no job") {
 
 // The default tiers of the spec (section 4) without the elastic plugin, for end-to-end cases
 // through the allocate action.
-constexpr std::string_view kDefaultTiers = R"(
-actions: "enqueue, allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+const std::string kDefaultTiers = testing::DefaultTiersConfig("enqueue, allocate");
 
 TEST_CASE("rounds work on exact amounts, so small counts still split by weight") {
   auto d = ComputeDeservedShares(Res("nvidia.com/gpu=8"), {Demand(1, ""), Demand(3, "nvidia.com/gpu=8"),

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "test/testing/cluster_builder.h"
+#include "test/testing/default_tiers.h"
 
 namespace lahar {
 namespace {
@@ -15,17 +16,7 @@ using testing::ClusterBuilder;
 using testing::RunSession;
 using testing::SessionOutcome;
 
-constexpr char kConfig[] = R"(actions: "enqueue, allocate"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: drf
-  - name: predicates
-  - name: proportion
-  - name: nodeorder
-)";
+const std::string kConfig = testing::DefaultTiersConfig("enqueue, allocate");
 
 TEST_CASE("a job's reason is reported when it first appears and when it changes, not while it holds") {
   ClusterBuilder b;
