@@ -47,7 +47,7 @@ class BackfillAction : public Action {
           break;
       }
     }
-    if (jobs.empty()) return;
+    if (jobs.empty()) return;  // (the blockers are then not ranked at all)
     std::optional<JobId> first_blocker;
     if (!blockers.empty()) first_blocker = *std::min_element(blockers.begin(), blockers.end(), before);
     std::sort(jobs.begin(), jobs.end(), before);

@@ -27,7 +27,6 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   std::vector<std::unique_ptr<Statement>> plans;
   // Jobs of one queue share a victim order (as in preempt-elastic-workers), kept current as each
   // plan takes its victims: the plans stay applied, as if committed, until the end.
-  const std::vector<JobId> starving = StarvingJobIds(session);
   const auto order_key = ElasticWorkersOrderKey(session);
   auto pass = [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
     VictimOrderCache orders;
@@ -64,8 +63,7 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
     }
     return plans.empty() ? StarvingPass::kNoneFit : StarvingPass::kSomeFit;
   };
-  PlanUnlessFruitless(session, "elastic-scale", starving, scalable,
-                      [&] { return PlanStarvingJobs(session, "elastic-scale", starving, pass); });
+  PlanUnlessFruitless(session, "elastic-scale", scalable, pass);
   for (const NodeInfo& node : session.nodes()) {
     Resources from_idle = node.pipelined - node.releasing;
     from_idle.ClampNegativeToZero();

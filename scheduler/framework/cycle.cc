@@ -25,13 +25,9 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     std::string node = task.node != kNoId ? session->node(task.node).name() : "";
     result.evicts.push_back({task.key(), session->job(task.job).key(), node, e.reason});
   }
-  // In job order (namespace/name), not in the order the actions came to them: an action may
-  // settle jobs it set aside at its end (allocate's doomed jobs).
-  std::vector<const JobStatusUpdate*> by_job(session->cluster().jobs.size(), nullptr);
-  for (const JobStatusUpdate& u : session->job_updates()) by_job[u.job] = &u;
   result.job_updates.reserve(session->job_updates().size());
-  for (const JobStatusUpdate* u : by_job) {
-    if (u != nullptr) result.job_updates.push_back({session->job(u->job).key(), u->phase, u->waiting, u->scaled});
+  for (const JobStatusUpdate& u : session->job_updates()) {
+    result.job_updates.push_back({session->job(u.job).key(), u.phase, u.waiting, u.scaled});
   }
   std::vector<Resources> allocated(session->cluster().queues.size());
   for (const JobInfo& job : session->cluster().jobs) {

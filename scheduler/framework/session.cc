@@ -157,7 +157,7 @@ void Session::Close() {
       SetJobPhase(job.id, PodGroupPhase::kRunning);
     }
   }
-  DropUnchangedUpdates();
+  SettleUpdates();
   closed_ = true;
 }
 
@@ -638,20 +638,23 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
   return job_updates_[index];
 }
 
-void Session::DropUnchangedUpdates() {
+void Session::SettleUpdates() {
   size_t kept = 0;
   for (size_t i = 0; i < job_updates_.size(); ++i) {
     JobStatusUpdate& u = job_updates_[i];
     const std::shared_ptr<const WaitReason>& reported = cluster_.jobs[u.job].reported_wait;
     const bool unchanged = u.phase == opened_phase_[i] && !u.scaled && u.waiting.has_value() &&
                            reported != nullptr && *reported == *u.waiting;
-    job_update_index_[u.job] = unchanged ? -1 : static_cast<int32_t>(kept);
     if (unchanged) continue;
     if (kept != i) job_updates_[kept] = std::move(u);
     ++kept;
   }
   job_updates_.resize(kept);
   opened_phase_.clear();
+  std::sort(job_updates_.begin(), job_updates_.end(),
+            [](const JobStatusUpdate& a, const JobStatusUpdate& b) { return a.job < b.job; });
+  std::fill(job_update_index_.begin(), job_update_index_.end(), -1);
+  for (size_t i = 0; i < job_updates_.size(); ++i) job_update_index_[job_updates_[i].job] = static_cast<int32_t>(i);
 }
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {

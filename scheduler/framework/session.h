@@ -410,6 +410,7 @@ class Session {
 
   const std::vector<Binding>& bindings() const { return bindings_; }
   const std::vector<Eviction>& evictions() const { return evictions_; }
+  // After Close, in job order.
   const std::vector<JobStatusUpdate>& job_updates() const { return job_updates_; }
 
  private:
@@ -491,8 +492,9 @@ class Session {
   std::vector<PodGroupPhase> opened_phase_;  // per update: the job's phase when the session opened
   JobStatusUpdate& UpdateFor(JobId job);
   // Close: drops the updates that tell the owner only the reason it took last (JobInfo::
-  // reported_wait): the job's phase is as it was and it was not scaled.
-  void DropUnchangedUpdates();
+  // reported_wait: the job's phase is as it was and it was not scaled), and lists the rest in
+  // job order (namespace/name), not in the order the actions came to them.
+  void SettleUpdates();
   bool closed_ = false;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };

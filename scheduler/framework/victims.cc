@@ -54,7 +54,7 @@ std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorke
 
 namespace {
 
-// RelieveStarvingJobs' loop over `starving` (see PlanStarvingJobs).
+// RelieveStarvingJobs' pass over `starving` (see PassInJobOrder).
 StarvingPass RelieveEach(Session& session, std::string_view action, const StarvingJobHandler& handler,
                          const std::vector<JobId>& starving, const std::vector<bool>& scalable, bool stop_at_fit) {
   bool any_fit = false;
@@ -168,6 +168,27 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   return StateHash().Add(action).Add(hash.value()).value();
 }
 
+// `pass` over the starving jobs as in job order (StarvingJobs), for less when no plan fits. Then
+// the order the jobs are tried in changes nothing (a failed plan is discarded and leaves the
+// session as it was), so when the last tried run of `action` found no plan (WaitMemo), `pass` is
+// run over them by id (`by_id`) first, asked to stop at the first plan that fits; only then are
+// they ranked and `pass` run again from the state before (a job's network-domain scope is put
+// back between the passes). Which way is cheaper is only guessed: the decisions are the same.
+// Whether any plan fit.
+bool PassInJobOrder(Session& session, std::string_view action, const std::vector<JobId>& by_id,
+                    const StarvingPassFn& pass) {
+  const WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->LastRunFruitless(action)) {
+    return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
+  }
+  std::vector<std::pair<JobId, const std::vector<NodeId>*>> scopes;
+  scopes.reserve(by_id.size());
+  for (JobId id : by_id) scopes.emplace_back(id, session.JobScope(id));
+  if (pass(by_id, /*stop_at_fit=*/true) == StarvingPass::kNoneFit) return false;
+  for (const auto& [id, scope] : scopes) session.SetJobScope(id, scope);
+  return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
+}
+
 }  // namespace
 
 bool ScopeToFewestVictimsDomain(Session& session, JobId id, DomainCandidates& where,
@@ -198,34 +219,16 @@ bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const 
   return false;
 }
 
-bool PlanStarvingJobs(Session& session, std::string_view action, const std::vector<JobId>& by_id,
-                      const std::function<StarvingPass(const std::vector<JobId>& jobs, bool stop_at_fit)>& pass) {
-  // Ranking costs a sort of the backlog; trying by id first costs a pass up to the first plan that
-  // fits. Which is cheaper is guessed from the last run: either way the decisions are the same.
-  const WaitMemo* memo = session.wait_memo();
-  if (memo == nullptr || !memo->LastRunFruitless(action)) {
-    return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
-  }
-  std::vector<std::pair<JobId, const std::vector<NodeId>*>> scopes;
-  scopes.reserve(by_id.size());
-  for (JobId id : by_id) scopes.emplace_back(id, session.JobScope(id));
-  if (pass(by_id, /*stop_at_fit=*/true) == StarvingPass::kNoneFit) return false;
-  for (const auto& [id, scope] : scopes) session.SetJobScope(id, scope);
-  return pass(StarvingJobs(session), /*stop_at_fit=*/false) == StarvingPass::kSomeFit;
-}
-
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
   const std::vector<bool> scalable = ScalableJobs(session);
-  const std::vector<JobId> starving = StarvingJobIds(session);
-  PlanUnlessFruitless(session, action, starving, scalable, [&] {
-    return PlanStarvingJobs(session, action, starving, [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
-      return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
-    });
+  PlanUnlessFruitless(session, action, scalable, [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
+    return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
   });
 }
 
-void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
-                         const std::vector<bool>& scalable, const std::function<bool()>& plan_all) {
+void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<bool>& scalable,
+                         const StarvingPassFn& pass) {
+  const std::vector<JobId> starving = StarvingJobIds(session);  // a copy: plans change the memo
   WaitMemo* memo = session.wait_memo();
   std::optional<uint64_t> fingerprint;
   if (memo != nullptr && memo->enabled() && !starving.empty()) {
@@ -240,7 +243,7 @@ void PlanUnlessFruitless(Session& session, std::string_view action, const std::v
     }
   }
   const uint64_t changes_before = session.task_state_changes();
-  const bool any_fit = plan_all();
+  const bool any_fit = PassInJobOrder(session, action, starving, pass);
   if (!fingerprint) return;
   memo->CountTried();
   if (any_fit) {
@@ -307,8 +310,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // A copy: the plan pipelines the job's tasks, which changes the memo it comes from.
   const std::vector<TaskId>* unplaced = UnplacedMinTasks(session, job);
   if (unplaced == nullptr || unplaced->empty()) return plan;
-  const std::vector<TaskId> tasks_copy = *unplaced;
-  const std::vector<TaskId>* tasks = &tasks_copy;
+  const std::vector<TaskId> tasks = *unplaced;
   const QueueInfo& queue = session.queue(job.queue);
   auto room = [&](const TaskInfo& task) {
     return policy.room ? policy.room(task) : session.Allocatable(queue, task);
@@ -325,7 +327,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   };
 
   std::optional<VictimOrder> own_order;  // collected when the first task needs evictions
-  const TaskInfo& preemptor = session.task(tasks->front());
+  const TaskInfo& preemptor = session.task(tasks.front());
   auto collected = [&]() -> VictimOrder& {
     if (cache != nullptr) {
       auto [it, inserted] = cache->entries().orders.try_emplace(order_key.value_or(key));
@@ -349,7 +351,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // Necessary condition: the unplaced min fits in what is free plus everything the entries free.
   {
     Resources need;
-    for (TaskId t : *tasks) need += session.task(t).request;
+    for (TaskId t : tasks) need += session.task(t).request;
     if (!need.FitsIn(collected().reachable)) {
       LAHAR_LOG(2, "victims") << job.key() << ": min exceeds free plus takeable capacity";
       return plan;
@@ -447,7 +449,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     }
   };
 
-  for (TaskId t : *tasks) {
+  for (TaskId t : tasks) {
     const TaskInfo& task = session.task(t);
     // a. Room in the queue, from the queue's own entries if the policy allows.
     while (!room(task)) {

@@ -143,21 +143,15 @@ struct StarvingJobHandler {
   std::function<void(const VictimPlan& plan, bool committed)> settled;
 };
 
-// How far a pass over starving jobs went (see PlanStarvingJobs).
+// How far a pass over starving jobs went (see PlanUnlessFruitless).
 enum class StarvingPass : uint8_t {
   kNoneFit,       // no plan fit: the session is as it was
   kSomeFit,       // plans fit and were committed (or kept)
   kStoppedAtFit,  // asked to stop at the first plan that fits: it did, and discarded that plan
 };
-
-// Serves starving jobs as `pass` over them in job order (StarvingJobs) does, for less when no
-// plan fits. Then the order the jobs are tried in changes nothing (a failed plan is discarded and
-// leaves the session as it was), so when the last tried run of `action` found no plan (WaitMemo),
-// `pass` is run over them by id (`by_id`, StarvingJobIds) first, asked to stop at the first plan
-// that fits; only then are they ranked in job order and `pass` run again from the state before
-// (a job's network-domain scope is put back between the passes). Whether any plan fit.
-bool PlanStarvingJobs(Session& session, std::string_view action, const std::vector<JobId>& by_id,
-                      const std::function<StarvingPass(const std::vector<JobId>& jobs, bool stop_at_fit)>& pass);
+// An evicting action's plans for `jobs`, in that order; with `stop_at_fit`, it discards the first
+// plan that fits and stops there.
+using StarvingPassFn = std::function<StarvingPass(const std::vector<JobId>& jobs, bool stop_at_fit)>;
 
 // The loop of preempt, reclaim and preempt-elastic-workers: every starving job, in job order,
 // is planned in its own statement with the handler's policy; a plan that fits is committed and
@@ -186,18 +180,19 @@ void SettleVictims(Session& session, const VictimPlan& plan);
 // Session::Scalable for every job, evaluated now.
 std::vector<bool> ScalableJobs(const Session& session);
 
-// Runs `plan_all` (an evicting action's plans for the starving jobs `starving`, which must be
-// StarvingJobIds(session); it returns whether any plan fit) unless the session's WaitMemo remembers a run of `action` that found none in the
-// same state, and remembers this run when it finds none. The state is everything the plans
-// read, hashed: the nodes, the queues and their deserved shares, every job holding or promised
-// resources and every starving job (by id, with what decides their job order: version, queue,
-// priority, phase, whether its workers may go, each task's status and node), and the evictions the apiserver
-// refused; with PodDisruptionBudgets (their allowances count pods the hash leaves out) every run
-// is tried. The hash is made once per session state (Session::state_version). A skipped run's only trace, task states changed and undone, is replayed. `plan_all`
-// must search nodes with a Session::NodeSearch of its own, fresh per plan, so that its answers
-// depend on the state alone.
-void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<JobId>& starving,
-                         const std::vector<bool>& scalable, const std::function<bool()>& plan_all);
+// Serves the starving jobs (StarvingJobIds) with `pass`, as a pass in job order would (tried by id
+// first when the action's last tried run found no plan; see victims.cc), unless the session's
+// WaitMemo remembers a run of `action` that found none in the same state, and remembers this run
+// when it finds none. The state is everything the plans read, hashed: the nodes, the queues and
+// their deserved shares, every job holding or promised resources and every starving job (by id,
+// with what decides their job order: version, queue, priority, phase, whether its workers may
+// go, each task's status and node), and the evictions the apiserver refused; with
+// PodDisruptionBudgets (their allowances count pods the hash leaves out) every run is tried. The
+// hash is made once per session state (Session::state_version). A skipped run's only trace, task
+// states changed and undone, is replayed. `pass` must search nodes with a Session::NodeSearch of
+// its own, fresh per plan, so that its answers depend on the state alone.
+void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<bool>& scalable,
+                         const StarvingPassFn& pass);
 
 // The reason of an elastic worker taken back because its job's reports show it does not pay
 // (spec 3.2): nobody waits for it.

@@ -137,6 +137,9 @@ else
   failed=$((failed + 1))
 fi
 
+# An --out that cannot be a folder (it lies under a file) is refused before the run, naming it.
+expect out-under-a-file 1 "cannot create .*good\.yaml/out" -- run "$work/good.yaml" --out "$work/good.yaml/out"
+
 # compare: one folder per configuration (labelled by file name) and one report side by side.
 printf 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: predicates\n' >"$work/plain.conf"
 printf 'actions: "enqueue, allocate, elastic-scale, preempt-elastic-workers, backfill"\ntiers:\n- plugins:\n  - name: gang\n  - name: elastic\n- plugins:\n  - name: predicates\n' >"$work/elastic.conf"
