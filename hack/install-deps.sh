@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   libboost-dev libboost-system-dev libssl-dev
   rapidjson-dev libyaml-cpp-dev libabsl-dev catch2
+  libmimalloc-dev            # the programs' malloc (see CMakeLists.txt)
   clang libclang-rt-14-dev   # libFuzzer and the sanitizer runtimes
   python3 valgrind
   chromium                   # the /ui page is checked in headless Chromium (e2e)
