@@ -45,7 +45,35 @@ double Scaling::Rate(int running, int min) const {
   return speedup(running) / speedup(min);
 }
 
+SimJobEntry EntryOf(std::string key, const SimJob& job) {
+  return SimJobEntry{.key = std::move(key),
+                     .queue = job.group.queue,
+                     .submit = job.submit,
+                     .min = job.group.min_member,
+                     .measured = job.scaling.kind == Scaling::Kind::kThroughput,
+                     .network_topology = job.group.network_topology.has_value()};
+}
+
 namespace {
+
+// Jobs made whole when the input loaded (a snapshot's): handed out as copies.
+class JobsMadeAtLoad : public SimJobSource {
+ public:
+  explicit JobsMadeAtLoad(std::vector<SimJob> jobs) : jobs_(std::move(jobs)) {}
+  absl::StatusOr<SimJob> Make(size_t index) const override { return jobs_.at(index); }
+
+ private:
+  std::vector<SimJob> jobs_;
+};
+
+// Indexes of `jobs` by submit time, then as written.
+std::vector<size_t> SubmitOrder(const std::vector<SimJobEntry>& jobs) {
+  std::vector<size_t> order(jobs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return jobs[a].submit < jobs[b].submit; });
+  return order;
+}
+
 
 using Y = ScenarioNode;
 
@@ -439,7 +467,29 @@ absl::StatusOr<SimEvent> ReadEvent(const Y& e) {
   return event;
 }
 
-absl::StatusOr<SimInput> LoadScenario(const Y& y) {
+// A scenario's jobs, read again from the parsed file when the simulation submits them: they
+// were read and checked once when it loaded, so reading them again gives the same jobs.
+class ScenarioJobs : public SimJobSource {
+ public:
+  // `nodes[i]`: the file's node of the input's job i. They point into `json` when the file was
+  // JSON (a YAML node keeps its own document alive).
+  ScenarioJobs(std::shared_ptr<const rapidjson::Document> json, std::vector<Y> nodes,
+               std::map<std::string, int32_t, std::less<>> priority_classes)
+      : json_(std::move(json)), nodes_(std::move(nodes)), priority_classes_(std::move(priority_classes)) {}
+
+  absl::StatusOr<SimJob> Make(size_t index) const override {
+    std::vector<PriorityClass> known;  // every class is known by now
+    return ReadJob(nodes_.at(index), priority_classes_, known);
+  }
+
+ private:
+  std::shared_ptr<const rapidjson::Document> json_;
+  std::vector<Y> nodes_;
+  std::map<std::string, int32_t, std::less<>> priority_classes_;
+};
+
+// `json`: the document `y` points into, when the file was JSON.
+absl::StatusOr<SimInput> LoadScenario(const Y& y, std::shared_ptr<const rapidjson::Document> json = nullptr) {
   // description: free text (the converters put their command and the trace attribution there).
   RETURN_IF_ERROR(y.ExpectMap({"name", "description", "schedulePeriod", "scheduler", "nodes", "queues", "hypernodes",
                                "jobs", "events"}));
@@ -504,19 +554,23 @@ absl::StatusOr<SimInput> LoadScenario(const Y& y) {
   std::map<std::string, int32_t, std::less<>> priority_classes;
   std::set<std::string, std::less<>> job_keys;
   std::map<std::string, std::set<std::string, std::less<>>, std::less<>> job_gates;  // every gate of its pods
+  std::vector<Y> job_nodes;
   RETURN_IF_ERROR(y["jobs"].ForEach([&](const Y& j) -> absl::Status {
     std::vector<PriorityClass> new_classes;
     ASSIGN_OR_RETURN(SimJob job, ReadJob(j, priority_classes, new_classes));
     std::string key = StrCat(job.group.meta.namespace_, "/", job.group.meta.name);
     if (!job_keys.insert(key).second) return j.Error(StrCat("duplicate job name \"", key, "\""));
-    for (const Pod& pod : job.pods) job_gates[key].insert(pod.scheduling_gates.begin(), pod.scheduling_gates.end());
+    for (const Pod& pod : job.pods) {
+      if (!pod.scheduling_gates.empty()) job_gates[key].insert(pod.scheduling_gates.begin(), pod.scheduling_gates.end());
+    }
     if (job.group.queue != "default" && queue_names.count(job.group.queue) == 0) {
       return j["queue"].Error(StrCat("unknown queue \"", job.group.queue, "\""));
     }
     for (PriorityClass& cls : new_classes) {
       if (priority_classes.emplace(cls.meta.name, cls.value).second) input.priority_classes.push_back(cls);
     }
-    input.jobs.push_back(std::move(job));
+    input.jobs.push_back(EntryOf(std::move(key), job));
+    job_nodes.push_back(j);
     return absl::OkStatus();
   }));
   RETURN_IF_ERROR(y["events"].ForEach([&](const Y& e) -> absl::Status {
@@ -540,7 +594,17 @@ absl::StatusOr<SimInput> LoadScenario(const Y& y) {
     input.events.push_back(std::move(event));
     return absl::OkStatus();
   }));
-  std::stable_sort(input.jobs.begin(), input.jobs.end(), [](const SimJob& a, const SimJob& b) { return a.submit < b.submit; });
+  std::vector<size_t> order = SubmitOrder(input.jobs);
+  std::vector<SimJobEntry> entries;
+  std::vector<Y> nodes;
+  entries.reserve(order.size());
+  nodes.reserve(order.size());
+  for (size_t i : order) {
+    entries.push_back(std::move(input.jobs[i]));
+    nodes.push_back(std::move(job_nodes[i]));
+  }
+  input.jobs = std::move(entries);
+  input.job_source = std::make_shared<ScenarioJobs>(std::move(json), std::move(nodes), std::move(priority_classes));
   std::stable_sort(input.events.begin(), input.events.end(), [](const SimEvent& a, const SimEvent& b) { return a.at < b.at; });
   return input;
 }
@@ -550,10 +614,11 @@ absl::StatusOr<SimInput> LoadScenario(const Y& y) {
 std::optional<absl::StatusOr<SimInput>> LoadJsonScenario(std::string_view text) {
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return std::nullopt;
-  rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError() || !doc.IsObject() || doc.HasMember("kind")) return std::nullopt;  // YAML's to read
-  return LoadScenario(Y(&doc, ""));
+  auto doc = std::make_shared<rapidjson::Document>();
+  doc->Parse(text.data(), text.size());
+  if (doc->HasParseError() || !doc->IsObject() || doc->HasMember("kind")) return std::nullopt;  // YAML's to read
+  const Y root(doc.get(), "");
+  return LoadScenario(root, std::move(doc));
 }
 
 // The scenario or snapshot in `text`, read by its format.
@@ -591,10 +656,11 @@ absl::Status CheckTopology(const SimInput& input) {
   for (const HyperNode& h : input.hypernodes) hypernodes.push_back(&h);
   const Topology topology = BuildTopology(std::move(hypernodes), nodes);
   if (!topology.problems.empty()) return absl::InvalidArgumentError(StrCat("hypernodes: ", topology.problems.front()));
-  for (const SimJob& job : input.jobs) {
+  for (size_t i = 0; i < input.jobs.size(); ++i) {
+    if (!input.jobs[i].network_topology) continue;
+    ASSIGN_OR_RETURN(const SimJob job, input.MakeJob(i));
     const auto& nt = job.group.network_topology;
-    if (!nt) continue;
-    const std::string key = StrCat(job.group.meta.namespace_, "/", job.group.meta.name);
+    const std::string& key = input.jobs[i].key;
     if (!nt->invalid.empty()) return absl::InvalidArgumentError(StrCat("job ", key, ": ", nt->invalid));
     if (!nt->highest_tier_name.empty() && topology.TierNamed(nt->highest_tier_name) == 0) {
       return absl::InvalidArgumentError(StrCat("job ", key, ": networkTopology.highestTierName \"", nt->highest_tier_name,
@@ -605,6 +671,10 @@ absl::Status CheckTopology(const SimInput& input) {
 }
 
 }  // namespace
+
+std::shared_ptr<const SimJobSource> MadeJobsSource(std::vector<SimJob> jobs) {
+  return std::make_shared<JobsMadeAtLoad>(std::move(jobs));
+}
 
 absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view source) {
   absl::StatusOr<SimInput> input = ReadSimInput(text);
@@ -619,10 +689,24 @@ absl::StatusOr<SimInput> LoadSimInput(std::string_view text, std::string_view so
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(StrCat("cannot read ", path));
-  std::ostringstream contents;
-  contents << in.rdbuf();
+  // Read in place when the size is known (a trace is tens of MB: no stream buffer and copy).
+  std::string contents;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0 && in) {
+    contents.resize(static_cast<size_t>(size));
+    in.read(contents.data(), size);
+    contents.resize(static_cast<size_t>(in.gcount()));
+    if (in.bad()) return absl::DataLossError(StrCat("error reading ", path));
+    return contents;
+  }
+  in.clear();
+  in.seekg(0, std::ios::beg);
+  std::ostringstream stream;  // not seekable (a pipe): as it comes
+  stream << in.rdbuf();
   if (in.bad()) return absl::DataLossError(StrCat("error reading ", path));
-  return contents.str();
+  return stream.str();
 }
 
 absl::StatusOr<SimInput> LoadSimInputFile(const std::string& path) {

@@ -4,6 +4,7 @@
 #define LAHAR_SCHEDULER_SIM_SCENARIO_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -47,6 +48,25 @@ struct SimJob {
   std::vector<std::string> initially_bound;  // pod names
 };
 
+// A job of the input as the simulation needs it before the job arrives: when it is submitted,
+// and what summary.json says of a job that never was. Its PodGroup and pods are made when it is
+// submitted (SimInput::MakeJob).
+struct SimJobEntry {
+  std::string key;  // namespace/name
+  std::string queue;
+  Millis submit = 0;
+  int32_t min = 0;
+  bool measured = false;            // throughput-scaled (spec 3.2)
+  bool network_topology = false;    // has a networkTopology constraint
+};
+
+// Makes input jobs on demand (see SimInput::jobs).
+class SimJobSource {
+ public:
+  virtual ~SimJobSource() = default;
+  virtual absl::StatusOr<SimJob> Make(size_t index) const = 0;
+};
+
 struct SimEvent {
   Millis at = 0;
   enum class Kind { kScale, kCordon, kUncordon, kRemoveNode, kAddNode, kUngate } kind;
@@ -68,10 +88,21 @@ struct SimInput {
   std::vector<PriorityClass> priority_classes;
   std::vector<PodDisruptionBudget> disruption_budgets;  // snapshot files only
   std::vector<HyperNode> hypernodes;  // the network topology (spec 3.3)
-  std::vector<SimJob> jobs;       // sorted by submit time, then name
+  // Sorted by submit time, then as written. A scenario's jobs are read and checked when the file
+  // loads, and read again one at a time when the simulation submits them: until then a job costs
+  // its entry, not its PodGroup and pods (the 82,000 jobs of the Philly trace took 180 MB so).
+  std::vector<SimJobEntry> jobs;
+  std::shared_ptr<const SimJobSource> job_source;
+  // The job jobs[i] stands for.
+  absl::StatusOr<SimJob> MakeJob(size_t i) const { return job_source->Make(i); }
   std::vector<Pod> foreign_pods;  // snapshot pods of other schedulers
   std::vector<SimEvent> events;   // sorted by time (stable)
 };
+
+// The entry of a job made whole (SimJobEntry), and a source handing out copies of such jobs
+// (a snapshot's, which are made when it loads).
+SimJobEntry EntryOf(std::string key, const SimJob& job);
+std::shared_ptr<const SimJobSource> MadeJobsSource(std::vector<SimJob> jobs);
 
 // Reads a scenario or snapshot from text; `source` names the file in error messages.
 // Scheduler names whose pods a snapshot's simulation schedules: lahar and volcano.

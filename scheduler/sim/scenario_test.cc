@@ -15,6 +15,14 @@
 namespace lahar {
 namespace {
 
+// The input's job i, made as the simulation makes it when the job is submitted.
+SimJob JobAt(const SimInput& input, size_t i) {
+  absl::StatusOr<SimJob> job = input.MakeJob(i);
+  INFO(job.status().ToString());
+  REQUIRE(job.ok());
+  return *std::move(job);
+}
+
 TEST_CASE("a scenario's job becomes a PodGroup and one pod per replica") {
   auto input = LoadSimInput(R"(
 name: t
@@ -39,7 +47,7 @@ jobs:
   REQUIRE(input->nodes.size() == 2);
   CHECK(input->nodes[1].meta.name == "gpu-1");
   REQUIRE(input->jobs.size() == 1);
-  const SimJob& job = input->jobs[0];
+  const SimJob job = JobAt(*input, 0);
   CHECK(job.pods.size() == 4);
   CHECK(job.pods[0].meta.name == "bert-master-0");
   CHECK(job.pods[3].meta.name == "bert-worker-2");
@@ -74,7 +82,7 @@ jobs:
   CHECK(input->queues[0].priority == 3);
   CHECK(input->queues[1].parent == "dept");
   CHECK_FALSE(input->queues[1].open);  // Closing admits nothing new
-  CHECK(input->jobs[0].group.meta.annotations.at(kPreemptableAnnotation) == "false");
+  CHECK(JobAt(*input, 0).group.meta.annotations.at(kPreemptableAnnotation) == "false");
 }
 
 TEST_CASE("a queue cycle or a missing parent in a scenario is an error naming the queue") {
@@ -142,7 +150,7 @@ TEST_CASE("a snapshot written by EncodeObjectList loads as a snapshot") {
   CHECK(input->nodes[1].allocatable.Get(kCpu) == 31'500);
   CHECK(input->foreign_pods.empty());
   REQUIRE(input->jobs.size() == 1);
-  const SimJob& job = input->jobs[0];
+  const SimJob job = JobAt(*input, 0);
   CHECK(job.group.meta.name == "train");
   CHECK(job.group.min_member == 2);
   REQUIRE(job.pods.size() == 3);
@@ -176,7 +184,8 @@ TEST_CASE("a scenario task's schedulingGates go on each of its pods; ungate even
                             "gates.yaml");
   INFO(input.status().ToString());
   REQUIRE(input.ok());
-  const std::vector<Pod>& pods = input->jobs[0].pods;
+  const SimJob job = JobAt(*input, 0);
+  const std::vector<Pod>& pods = job.pods;
   REQUIRE(pods.size() == 4);
   CHECK(pods[0].scheduling_gates == std::vector<std::string>{"example.com/quota"});
   CHECK(pods[2].scheduling_gates == std::vector<std::string>{"example.com/quota", "example.com/data"});
@@ -228,6 +237,38 @@ TEST_CASE("bad gates and ungate events are errors naming the line") {
 namespace lahar {
 namespace {
 
+TEST_CASE("a scenario's jobs are listed by submit time and made again, whole, after the file's text is gone") {
+  absl::StatusOr<SimInput> input;
+  {
+    std::string text = R"({"nodes": [{"name": "n", "allocatable": {"cpu": "8"}}],
+      "queues": [{"name": "q", "weight": 1}],
+      "jobs": [{"name": "late", "queue": "q", "submit": "10m", "minAvailable": 1,
+                "tasks": [{"name": "w", "replicas": 2, "resources": {"cpu": "2"}}]},
+               {"name": "early", "namespace": "team", "submit": "1m", "scaling": {"throughput": {"1": 10}},
+                "tasks": [{"name": "w", "replicas": 1}]}]})";
+    input = LoadSimInput(text, "lazy.json");
+    text.assign(text.size(), 'x');  // the jobs are read from the parsed document, not the text
+  }
+  INFO(input.status().ToString());
+  REQUIRE(input.ok());
+  REQUIRE(input->jobs.size() == 2);
+  CHECK(input->jobs[0].key == "team/early");
+  CHECK(input->jobs[0].submit == 60'000);
+  CHECK(input->jobs[0].measured);
+  CHECK(input->jobs[1].key == "default/late");
+  CHECK(input->jobs[1].queue == "q");
+  CHECK(input->jobs[1].min == 1);
+  CHECK_FALSE(input->jobs[1].measured);
+  const SimJob late = JobAt(*input, 1);
+  CHECK(late.group.meta.name == "late");
+  CHECK(late.group.min_member == 1);
+  REQUIRE(late.pods.size() == 2);
+  CHECK(late.pods[1].meta.name == "late-w-1");
+  CHECK(late.pods[1].requests.Get(kCpu) == 2000);
+  // Made as often as asked, the same job.
+  CHECK(JobAt(*input, 1).pods[1].meta.name == "late-w-1");
+}
+
 TEST_CASE("a snapshot printed as JSON (kubectl -o json, a List) is read as a snapshot, not as a JSON scenario") {
   auto input = LoadSimInput(R"({"apiVersion": "v1", "kind": "List", "items": [
     {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
@@ -259,19 +300,19 @@ TEST_CASE("throughput scaling: interpolated between points, flat past the last, 
                             "  tasks: [{name: w, replicas: 8, resources: {nvidia.com/gpu: 1}}]\n", "t.yaml");
   INFO(input.status().ToString());
   REQUIRE(input.ok());
-  const Scaling& scaling = input->jobs[0].scaling;
+  const Scaling scaling = JobAt(*input, 0).scaling;
   CHECK(scaling.kind == Scaling::Kind::kThroughput);
   CHECK(scaling.Throughput(1) == 10);
   CHECK(scaling.Throughput(3) == 24);  // halfway from 18 to 30
   CHECK(scaling.Throughput(8) == 30);  // flat past the last
   CHECK(scaling.Rate(4, 2) == Approx(30.0 / 18));
   // A job that will report says so at submit: the annotation, empty.
-  CHECK(input->jobs[0].group.meta.annotations.at(kThroughputAnnotation).empty());
+  CHECK(JobAt(*input, 0).group.meta.annotations.at(kThroughputAnnotation).empty());
 
   auto below = LoadSimInput(std::string(kThroughputJob) + "{throughput: {2: 10}}\n"
                             "  tasks: [{name: w, replicas: 8}]\n", "t.yaml");
   REQUIRE(below.ok());
-  CHECK(below->jobs[0].scaling.Throughput(1) == 5);  // from the origin to the first point
+  CHECK(JobAt(*below, 0).scaling.Throughput(1) == 5);  // from the origin to the first point
 }
 
 TEST_CASE("bad throughput scaling is an error naming the line") {

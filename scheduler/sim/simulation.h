@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <set>
 #include <string>
@@ -31,7 +32,7 @@ inline double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
 // integral; `max` is filled in from `replicas` when the run is recorded), and the rest of its
 // simulated state.
 struct JobState : JobRecord {
-  const SimJob* spec = nullptr;
+  std::unique_ptr<const SimJob> spec;  // made when the job is submitted (SimInput::MakeJob)
   std::map<std::string, int32_t> replicas;  // task -> current replica count
   std::map<std::string, const Pod*> templates;  // task -> first pod of the task in the spec
   int32_t running = 0;   // pods bound and not released
@@ -99,7 +100,7 @@ class Simulation {
   absl::Status Process(const TimelineEntry& e);
   absl::Status RunSession();
 
-  void Submit(size_t job);
+  absl::Status Submit(size_t job);
   void ApplyScenarioEvent(const SimEvent& event);
   void AddNode(const Node& node);
   void RemoveNode(const std::string& name);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 
+#include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/sim/simulation.h"
 
@@ -81,8 +82,10 @@ bool Simulation::RemoveGates(const JobState& job, Pod& pod) {
 }
 
 
-void Simulation::Submit(size_t job_index) {
+absl::Status Simulation::Submit(size_t job_index) {
   JobState& job = jobs_[job_index];
+  ASSIGN_OR_RETURN(SimJob made, input_.MakeJob(job_index));
+  job.spec = std::make_unique<const SimJob>(std::move(made));
   const SimJob& spec = *job.spec;
   job.submitted = true;
   job.submit = now_;
@@ -111,6 +114,7 @@ void Simulation::Submit(size_t job_index) {
       if (pod.meta.name == name) BindPod(key, pod.node_name);
     }
   }
+  return absl::OkStatus();
 }
 
 void Simulation::AddNode(const Node& node) {

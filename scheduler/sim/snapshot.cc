@@ -86,10 +86,13 @@ absl::StatusOr<SimInput> LoadSnapshot(std::string_view text) {
     job.pod_tasks.push_back(PodRole(pod));
     job.pods.push_back(std::move(pod));
   }
+  std::vector<SimJob> made;
   for (auto& [key, job] : jobs) {
     if (job.pods.empty()) continue;  // a PodGroup without pods has nothing to simulate
-    input.jobs.push_back(std::move(job));
+    input.jobs.push_back(EntryOf(key, job));
+    made.push_back(std::move(job));
   }
+  input.job_source = MadeJobsSource(std::move(made));
   return input;
 }
 

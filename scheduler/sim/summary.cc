@@ -41,7 +41,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   std::vector<double> jcts, waits;
   Millis makespan = 0;
   std::map<std::string, std::vector<double>> queue_waits;
-  for (const JobRecord& job : record.jobs) {
+  for (const JobRecord* job_record : record.jobs) {
+    const JobRecord& job = *job_record;
     if (job.completed) {
       ++f.completed_jobs;
       jcts.push_back(Seconds(job.end - job.submit));
@@ -73,7 +74,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   f.tried_runs = record.tried_runs;
   f.binds = record.binds;
   double gpu_ms = 0, useful_gpu_ms = 0;
-  for (const JobRecord& job : record.jobs) {
+  for (const JobRecord* job_record : record.jobs) {
+    const JobRecord& job = *job_record;
     gpu_ms += job.gpu_ms;
     useful_gpu_ms += job.useful_gpu_ms;
   }
@@ -82,7 +84,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   // Jobs that never started, by the kind of their last reason, and the reason most share.
   std::map<std::string, int> reason_counts;
   std::map<std::string, std::array<double, kWaitKindCount>> queue_wait_by_kind;
-  for (const JobRecord& job : record.jobs) {
+  for (const JobRecord* job_record : record.jobs) {
+    const JobRecord& job = *job_record;
     if (!job.submitted) continue;
     auto& by_kind = queue_wait_by_kind[job.queue];
     for (int k = 0; k < kWaitKindCount; ++k) by_kind[k] += job.wait_ms_by_kind[k];
@@ -197,7 +200,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   // in it: they are counted in cluster.jobs but not listed, so the file stays small.
   w.Key("jobs");
   w.StartArray();
-  for (const JobRecord& job : record.jobs) {
+  for (const JobRecord* job_record : record.jobs) {
+    const JobRecord& job = *job_record;
     if (!job.submitted) continue;
     w.StartObject();
     StringField(w, "job", job.key);
@@ -248,7 +252,7 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   w.Key("queues");
   w.StartArray();
   std::set<std::string> queue_names;
-  for (const JobRecord& job : record.jobs) queue_names.insert(job.queue);
+  for (const JobRecord* job : record.jobs) queue_names.insert(job->queue);
   for (const auto& [name, series] : record.queue_shares) queue_names.insert(name);
   for (const std::string& name : queue_names) {
     w.StartObject();

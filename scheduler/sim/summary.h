@@ -49,7 +49,7 @@ struct RunRecord {
   std::string scenario;
   std::string config_label;
   Millis end = 0;  // simulated time the run covered
-  std::vector<JobRecord> jobs;
+  std::vector<const JobRecord*> jobs;  // the simulation's own, valid while it lives
   std::map<std::string, std::vector<ShareSample>> queue_shares;  // queue -> over time
   std::vector<double> used_integral, allocatable_integral;        // per resource id
   int64_t sessions = 0, binds = 0, evictions = 0;

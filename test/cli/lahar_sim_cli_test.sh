@@ -137,6 +137,11 @@ else
   failed=$((failed + 1))
 fi
 
+# A scenario read from a pipe (no size to read it in one go) runs as from a file.
+"$sim" run <(cat "$work/good.yaml") >"$work/out" 2>"$work/err"
+[ $? -eq 0 ] && grep -q "jobs completed" "$work/out"
+outcome "scenario from a pipe"
+
 # An --out that cannot be a folder (it lies under a file) is refused before the run, naming it.
 expect out-under-a-file 1 "cannot create .*good\.yaml/out" -- run "$work/good.yaml" --out "$work/good.yaml/out"
 
