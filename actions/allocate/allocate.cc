@@ -88,47 +88,43 @@ class Allocator {
 
     SetAsideDoomedJobs(jobs_of);
 
-    // std heaps keep the greatest element on top, so "after" comparators put the first on top.
-    auto job_after = [this](JobId a, JobId b) {
-      return session_.JobOrderLess(session_.job(b), session_.job(a));
-    };
+    // std heaps keep the greatest element on top, so an "after" comparator puts the first on top.
     auto queue_after = [this](QueueId a, QueueId b) {
       return session_.QueueOrderLess(session_.queue(b), session_.queue(a));
     };
     std::vector<QueueId> queues;
     for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
       if (jobs_of[q].empty()) continue;
-      std::make_heap(jobs_of[q].begin(), jobs_of[q].end(), job_after);
+      SortInJobOrder(session_, StrCat("allocate ", session_.queue(q).name), jobs_of[q]);
       queues.push_back(q);
     }
+    std::vector<size_t> next(jobs_of.size(), 0);  // per queue: its first job not yet visited
     std::make_heap(queues.begin(), queues.end(), queue_after);
 
-    // Only the popped queue's share changes while it is out of the heap, and only the popped
-    // job's allocation changes while it is out of its queue's heap: both heaps stay valid.
+    // Only the popped queue's share changes while it is out of the heap, and only the visited
+    // job's allocation changes: the queue heap stays valid, and each queue's jobs keep the job
+    // order they were sorted in.
     while (!queues.empty()) {
       std::pop_heap(queues.begin(), queues.end(), queue_after);
       const QueueId q = queues.back();
       queues.pop_back();
-      std::vector<JobId>& heap = jobs_of[q];
+      const std::vector<JobId>& jobs = jobs_of[q];
       const QueueInfo& queue = session_.queue(q);
       if (session_.Overused(queue)) {
-        LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << heap.size()
+        LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << jobs.size() - next[q]
                                  << " jobs wait";
-        for (JobId j : heap) {
+        for (size_t i = next[q]; i < jobs.size(); ++i) {
+          const JobId j = jobs[i];
           // What it asks beyond what it holds: its minResources when set, else its pods' requests.
           const JobInfo& job = session_.job(j);
           Resources need = (job.min_resources.IsZero() ? job.request : job.min_resources) - job.allocated;
           need.ClampNegativeToZero();
           session_.SetWaitReason(j, QueueLimitOrGeneral(session_, QueueCheck::kOverused, job, need, "deserved share"));
         }
-        heap.clear();
         continue;
       }
-      std::pop_heap(heap.begin(), heap.end(), job_after);
-      const JobId j = heap.back();
-      heap.pop_back();
-      AllocateJob(session_.job(j));
-      if (!heap.empty()) {
+      AllocateJob(session_.job(jobs[next[q]++]));
+      if (next[q] < jobs.size()) {
         queues.push_back(q);
         std::push_heap(queues.begin(), queues.end(), queue_after);
       }

@@ -97,16 +97,18 @@ class EnqueueAction : public Action {
       jobs_of[job.queue].push_back(job.id);
     }
 
-    auto job_after = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(b), session.job(a)); };
+    // Each queue's jobs in job order: admitting one changes no other's place in it, so this is
+    // the order a heap would give them in.
     auto queue_after = [&session](QueueId a, QueueId b) {
       return session.QueueOrderLess(session.queue(b), session.queue(a));
     };
     std::vector<QueueId> queues;
     for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
       if (jobs_of[q].empty()) continue;
-      std::make_heap(jobs_of[q].begin(), jobs_of[q].end(), job_after);
+      SortInJobOrder(session, StrCat("enqueue ", session.queue(q).name), jobs_of[q]);
       queues.push_back(q);
     }
+    std::vector<size_t> next(jobs_of.size(), 0);  // per queue: its first job not yet considered
     std::make_heap(queues.begin(), queues.end(), queue_after);
 
     // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built;
@@ -118,12 +120,9 @@ class EnqueueAction : public Action {
       std::pop_heap(queues.begin(), queues.end(), queue_after);
       const QueueId q = queues.back();
       queues.pop_back();
-      std::vector<JobId>& heap = jobs_of[q];
-      std::pop_heap(heap.begin(), heap.end(), job_after);
-      const JobId j = heap.back();
-      heap.pop_back();
+      const JobId j = jobs_of[q][next[q]++];
       Consider(session, session.job(j), headroom);
-      if (!heap.empty()) {
+      if (next[q] < jobs_of[q].size()) {
         queues.push_back(q);
         std::push_heap(queues.begin(), queues.end(), queue_after);
       }

@@ -1,5 +1,9 @@
 #include "scheduler/framework/job_rules.h"
 
+#include <algorithm>
+#include <iterator>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "api/state_hash.h"
 #include "api/strings.h"
@@ -194,6 +198,47 @@ std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
   return std::nullopt;
 }
 
+void SortInJobOrder(const Session& session, std::string_view list, std::vector<JobId>& jobs) {
+  auto less = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); };
+  WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->enabled()) {
+    std::sort(jobs.begin(), jobs.end(), less);
+    return;
+  }
+  absl::flat_hash_map<int64_t, JobId> by_creation;
+  by_creation.reserve(jobs.size());
+  bool unique = true;
+  for (JobId j : jobs) {
+    const JobInfo& job = session.job(j);
+    unique = unique && job.has_pod_group && by_creation.emplace(job.creation_order, j).second;
+  }
+  std::vector<int64_t>& remembered = memo->OrderOf(list);
+  bool sorted = false;
+  if (unique && !remembered.empty()) {
+    std::vector<JobId> kept;  // the jobs the last session listed too, in its order
+    kept.reserve(jobs.size());
+    for (int64_t order : remembered) {
+      auto it = by_creation.find(order);
+      if (it == by_creation.end()) continue;
+      kept.push_back(it->second);
+      by_creation.erase(it);
+    }
+    if (std::is_sorted(kept.begin(), kept.end(), less)) {
+      std::vector<JobId> fresh;
+      fresh.reserve(by_creation.size());
+      for (const auto& [order, j] : by_creation) fresh.push_back(j);
+      std::sort(fresh.begin(), fresh.end(), less);
+      jobs.clear();
+      std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(jobs), less);
+      sorted = true;
+    }
+  }
+  if (!sorted) std::sort(jobs.begin(), jobs.end(), less);
+  remembered.clear();
+  if (!unique) return;
+  for (JobId j : jobs) remembered.push_back(session.job(j).creation_order);
+}
+
 const std::vector<JobId>& StarvingJobIds(const Session& session) {
   Session::Memos::PerVersion& memo = session.memos().starving_jobs;
   if (memo.version == session.state_version()) return memo.ids;
@@ -214,9 +259,7 @@ std::vector<JobId> StarvingJobs(const Session& session) {
   Session::Memos::PerVersion& memo = session.memos().starving_in_order;
   if (memo.version == session.state_version()) return memo.ids;
   memo.ids = StarvingJobIds(session);
-  std::sort(memo.ids.begin(), memo.ids.end(), [&](JobId a, JobId b) {
-    return session.JobOrderLess(session.job(a), session.job(b));
-  });
+  SortInJobOrder(session, "starving", memo.ids);
   memo.version = session.state_version();
   return memo.ids;
 }

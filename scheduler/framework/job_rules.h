@@ -190,6 +190,13 @@ inline bool ElasticEligible(const Session& session, const JobInfo& job) {
   return !session.JobInvalidReason(job).has_value();
 }
 
+// Sorts `jobs` in job order (Session::JobOrderLess, a total order). With the sessions' memory,
+// the order the list named `list` had in the last session is checked first: when the jobs it
+// held are still in that order (n comparisons), only the jobs new to it are sorted and merged in,
+// instead of sorting all (n log n comparisons of every plugin's job order). Jobs without a
+// PodGroup (no creation order of their own) are always sorted whole.
+void SortInJobOrder(const Session& session, std::string_view list, std::vector<JobId>& jobs);
+
 // Starving jobs, by id: eligible jobs whose min is not covered by ready and pipelined tasks and
 // that have the pending pods to reach it (a new Inqueue job, a running job whose min was raised
 // or which lost a pod). A job whose missing pods are all best-effort is not starving: it needs

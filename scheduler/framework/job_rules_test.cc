@@ -61,3 +61,47 @@ TEST_CASE("jobs that lack the same shapes have the same shapes hash") {
 
 }  // namespace
 }  // namespace lahar
+
+namespace lahar {
+namespace {
+
+// Jobs named by key, in the order SortInJobOrder gives them with the memo, checked against a
+// plain sort in job order.
+std::vector<std::string> SortedKeys(testing::SessionFixture& s, WaitMemo& memo, const std::vector<std::string>& keys) {
+  s->set_wait_memo(&memo);
+  std::vector<JobId> jobs;
+  for (const std::string& key : keys) jobs.push_back(s.job(key).id);
+  std::vector<JobId> plain = jobs;
+  std::sort(plain.begin(), plain.end(), [&](JobId a, JobId b) { return s->JobOrderLess(s->job(a), s->job(b)); });
+  SortInJobOrder(s.session(), "list", jobs);
+  CHECK(jobs == plain);
+  std::vector<std::string> out;
+  for (JobId j : jobs) out.push_back(s->job(j).key());
+  return out;
+}
+
+TEST_CASE("a list sorted in job order reuses the last session's order only while it still holds") {
+  constexpr std::string_view kByPriority = "actions: enqueue\ntiers:\n- plugins:\n  - name: priority\n";
+  auto cluster = [](std::initializer_list<std::pair<const char*, const char*>> jobs) {
+    ClusterBuilder b;
+    b.Node("n1", "cpu=8").PriorityClass("low", 1).PriorityClass("mid", 5).PriorityClass("high", 9);
+    for (const auto& [name, priority] : jobs) b.Job(name, {.tasks = {{"w", 1, "cpu=1"}}, .priority_class = priority});
+    return b;
+  };
+  WaitMemo memo;
+  testing::SessionFixture first(cluster({{"a", "low"}, {"b", "high"}, {"c", "mid"}}), kByPriority);
+  CHECK(SortedKeys(first, memo, {"default/a", "default/b", "default/c"}) ==
+        std::vector<std::string>{"default/b", "default/c", "default/a"});
+  // a now comes first: the remembered order no longer holds; d is new.
+  testing::SessionFixture second(cluster({{"a", "high"}, {"b", "mid"}, {"c", "low"}, {"d", "mid"}}), kByPriority);
+  CHECK(SortedKeys(second, memo, {"default/a", "default/b", "default/c", "default/d"}) ==
+        std::vector<std::string>{"default/a", "default/b", "default/d", "default/c"});
+  // Unchanged but for a new job, merged in among the remembered ones; b has left the list.
+  testing::SessionFixture third(
+      cluster({{"a", "high"}, {"b", "mid"}, {"c", "low"}, {"d", "mid"}, {"e", "high"}}), kByPriority);
+  CHECK(SortedKeys(third, memo, {"default/a", "default/c", "default/d", "default/e"}) ==
+        std::vector<std::string>{"default/a", "default/e", "default/d", "default/c"});
+}
+
+}  // namespace
+}  // namespace lahar

@@ -16,6 +16,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/cluster_info.h"
 
@@ -43,6 +44,18 @@ class WaitMemo {
   // Whether the last run of `action` that was tried found nothing to do (it is remembered).
   bool LastRunFruitless(std::string_view action) const { return runs_.find(action) != runs_.end(); }
 
+  // The job order a list of jobs (named by `list`) had in the last session, by creation order
+  // (JobInfo::creation_order): see SortInJobOrder.
+  const std::vector<int64_t>* LastOrder(std::string_view list) const {
+    auto it = orders_.find(list);
+    return it == orders_.end() ? nullptr : &it->second;
+  }
+  std::vector<int64_t>& OrderOf(std::string_view list) {
+    auto it = orders_.find(list);
+    if (it == orders_.end()) it = orders_.emplace(std::string(list), std::vector<int64_t>()).first;
+    return it->second;
+  }
+
   // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
   int64_t skipped() const { return skipped_; }
   int64_t tried() const { return tried_; }
@@ -52,6 +65,7 @@ class WaitMemo {
  private:
   bool enabled_;
   std::map<std::string, FruitlessRun, std::less<>> runs_;
+  std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
 };
