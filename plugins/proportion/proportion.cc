@@ -363,7 +363,9 @@ class QueueSharePlugin : public Plugin {
     // A job already counted must not count twice.
     Resources held = q.allocated + q.inqueue - promised_[job.id];
     if (by_priority_) held -= by_priority_->Below(job.queue, job.priority);
-    for (const auto& [id, amount] : job.min_resources.NonZero()) {
+    for (size_t i = 0; i < job.min_resources.size(); ++i) {  // in id order, as NonZero() lists them
+      const auto id = static_cast<ResourceId>(i);
+      const int64_t amount = job.min_resources.Get(id);
       if (id == kPods || amount <= 0) continue;
       if (held.Get(id) + amount > q.real_capability.Get(id)) {
         return Excess{job.queue, false, id, q.real_capability.Get(id), held.Get(id), amount};

@@ -178,18 +178,26 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
 }
 
 HoldingsByPriority::HoldingsByPriority(const ClusterSnapshot& cluster) : per_queue_(cluster.queues.size()) {
+  std::vector<std::map<int32_t, Resources>> held(cluster.queues.size());
   for (const JobInfo& job : cluster.jobs) {
-    if (job.queue != kNoId && !job.allocated.IsZero()) per_queue_[job.queue][job.priority] += job.allocated;
+    if (job.queue != kNoId && !job.allocated.IsZero()) held[job.queue][job.priority] += job.allocated;
+  }
+  for (size_t q = 0; q < held.size(); ++q) {
+    Resources below;
+    for (const auto& [priority, amount] : held[q]) {
+      per_queue_[q].emplace_back(priority, below);
+      below += amount;
+    }
+    per_queue_[q].emplace_back(INT32_MAX, below);  // below any priority above the highest held
   }
 }
 
-Resources HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
-  Resources below;
-  for (const auto& [p, held] : per_queue_[queue]) {
-    if (p >= priority) break;
-    below += held;
-  }
-  return below;
+const Resources& HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
+  const std::vector<std::pair<int32_t, Resources>>& steps = per_queue_[queue];
+  // The first step at or above `priority` holds the sum of every priority below it.
+  auto it = std::lower_bound(steps.begin(), steps.end(), priority,
+                             [](const std::pair<int32_t, Resources>& step, int32_t p) { return step.first < p; });
+  return it == steps.end() ? steps.back().second : it->second;
 }
 
 std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {

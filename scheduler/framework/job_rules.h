@@ -171,10 +171,12 @@ class HoldingsByPriority {
  public:
   explicit HoldingsByPriority(const ClusterSnapshot& cluster);
   // What the jobs of `queue` with a priority below `priority` hold.
-  Resources Below(QueueId queue, int32_t priority) const;
+  const Resources& Below(QueueId queue, int32_t priority) const;
 
  private:
-  std::vector<std::map<int32_t, Resources>> per_queue_;
+  // Per queue, by ascending priority: each priority its jobs hold something at, with what the
+  // jobs below it hold; last, INT32_MAX with what all hold.
+  std::vector<std::vector<std::pair<int32_t, Resources>>> per_queue_;
 };
 
 // Why no job of `queue` can be scheduled (spec 2.1), or nullopt: it is broken (a parent that
