@@ -13,6 +13,7 @@
 #include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/queue_turns.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/framework/wait_reasons.h"
@@ -88,46 +89,25 @@ class Allocator {
 
     SetAsideDoomedJobs(jobs_of);
 
-    // std heaps keep the greatest element on top, so an "after" comparator puts the first on top.
-    auto queue_after = [this](QueueId a, QueueId b) {
-      return session_.QueueOrderLess(session_.queue(b), session_.queue(a));
-    };
-    std::vector<QueueId> queues;
-    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
-      if (jobs_of[q].empty()) continue;
-      SortInJobOrder(session_, StrCat("allocate ", session_.queue(q).name), jobs_of[q]);
-      queues.push_back(q);
-    }
-    std::vector<size_t> next(jobs_of.size(), 0);  // per queue: its first job not yet visited
-    std::make_heap(queues.begin(), queues.end(), queue_after);
-
-    // Only the popped queue's share changes while it is out of the heap, and only the visited
-    // job's allocation changes: the queue heap stays valid, and each queue's jobs keep the job
-    // order they were sorted in.
-    while (!queues.empty()) {
-      std::pop_heap(queues.begin(), queues.end(), queue_after);
-      const QueueId q = queues.back();
-      queues.pop_back();
-      const std::vector<JobId>& jobs = jobs_of[q];
+    // Only the queue whose turn it is changes its share until it is put back.
+    QueueTurns turns(session_, "allocate", std::move(jobs_of));
+    QueueId q = kNoId;
+    while (turns.NextQueue(q)) {
       const QueueInfo& queue = session_.queue(q);
       if (session_.Overused(queue)) {
-        LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << jobs.size() - next[q]
+        LAHAR_LOG(2, "allocate") << "queue " << queue.name << " is overused; " << turns.Remaining(q).size()
                                  << " jobs wait";
-        for (size_t i = next[q]; i < jobs.size(); ++i) {
-          const JobId j = jobs[i];
+        for (JobId j : turns.Remaining(q)) {
           // What it asks beyond what it holds: its minResources when set, else its pods' requests.
           const JobInfo& job = session_.job(j);
           Resources need = (job.min_resources.IsZero() ? job.request : job.min_resources) - job.allocated;
           need.ClampNegativeToZero();
           session_.SetWaitReason(j, QueueLimitOrGeneral(session_, QueueCheck::kOverused, job, need, "deserved share"));
         }
-        continue;
+        continue;  // not put back: its jobs all have their reason
       }
-      AllocateJob(session_.job(jobs[next[q]++]));
-      if (next[q] < jobs.size()) {
-        queues.push_back(q);
-        std::push_heap(queues.begin(), queues.end(), queue_after);
-      }
+      AllocateJob(session_.job(turns.TakeJob(q)));
+      turns.PutBack(q);
     }
 
     // The jobs set aside fail as they would have at their turn: a shape's reason is made once,

@@ -10,6 +10,7 @@
 #include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/queue_turns.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/wait_reasons.h"
 
@@ -97,35 +98,16 @@ class EnqueueAction : public Action {
       jobs_of[job.queue].push_back(job.id);
     }
 
-    // Each queue's jobs in job order: admitting one changes no other's place in it, so this is
-    // the order a heap would give them in.
-    auto queue_after = [&session](QueueId a, QueueId b) {
-      return session.QueueOrderLess(session.queue(b), session.queue(a));
-    };
-    std::vector<QueueId> queues;
-    for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {
-      if (jobs_of[q].empty()) continue;
-      SortInJobOrder(session, StrCat("enqueue ", session.queue(q).name), jobs_of[q]);
-      queues.push_back(q);
-    }
-    std::vector<size_t> next(jobs_of.size(), 0);  // per queue: its first job not yet considered
-    std::make_heap(queues.begin(), queues.end(), queue_after);
-
+    QueueTurns turns(session, "enqueue", std::move(jobs_of));
     // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built;
     // nor is it when no job waits to be admitted (most sessions).
     std::optional<ClusterHeadroom> headroom;
-    if (!queues.empty() && !session.HasClusterAdmissionHooks()) headroom.emplace(session);
+    if (turns.AnyLeft() && !session.HasClusterAdmissionHooks()) headroom.emplace(session);
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
-    while (!queues.empty()) {
-      std::pop_heap(queues.begin(), queues.end(), queue_after);
-      const QueueId q = queues.back();
-      queues.pop_back();
-      const JobId j = jobs_of[q][next[q]++];
-      Consider(session, session.job(j), headroom);
-      if (next[q] < jobs_of[q].size()) {
-        queues.push_back(q);
-        std::push_heap(queues.begin(), queues.end(), queue_after);
-      }
+    QueueId q = kNoId;
+    while (turns.NextQueue(q)) {
+      Consider(session, session.job(turns.TakeJob(q)), headroom);
+      turns.PutBack(q);
     }
   }
 

@@ -195,9 +195,10 @@ HoldingsByPriority::HoldingsByPriority(const ClusterSnapshot& cluster) : per_que
 const Resources& HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
   const std::vector<std::pair<int32_t, Resources>>& steps = per_queue_[queue];
   // The first step at or above `priority` holds the sum of every priority below it.
-  auto it = std::lower_bound(steps.begin(), steps.end(), priority,
-                             [](const std::pair<int32_t, Resources>& step, int32_t p) { return step.first < p; });
-  return it == steps.end() ? steps.back().second : it->second;
+  // Never the end: the last step is at INT32_MAX.
+  return std::lower_bound(steps.begin(), steps.end(), priority,
+                          [](const std::pair<int32_t, Resources>& step, int32_t p) { return step.first < p; })
+      ->second;
 }
 
 std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
@@ -206,6 +207,41 @@ std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
   return std::nullopt;
 }
 
+namespace {
+
+// `jobs` in job order from the order `remembered` (creation orders) gave them in the last session,
+// when it still holds for those of them it lists: those stay in it, the others are sorted and
+// merged in. False, and `jobs` as it was, when it no longer holds or a job has no creation order
+// of its own.
+template <typename Less>
+bool MergeIntoRemembered(const Session& session, const std::vector<int64_t>& remembered, Less less,
+                         std::vector<JobId>& jobs) {
+  absl::flat_hash_map<int64_t, JobId> by_creation;
+  by_creation.reserve(jobs.size());
+  for (JobId j : jobs) {
+    const JobInfo& job = session.job(j);
+    if (!job.has_pod_group || !by_creation.emplace(job.creation_order, j).second) return false;
+  }
+  std::vector<JobId> kept;  // the jobs the last session listed too, in its order
+  kept.reserve(jobs.size());
+  for (int64_t order : remembered) {
+    auto it = by_creation.find(order);
+    if (it == by_creation.end()) continue;
+    kept.push_back(it->second);
+    by_creation.erase(it);
+  }
+  if (!std::is_sorted(kept.begin(), kept.end(), less)) return false;
+  std::vector<JobId> fresh;
+  fresh.reserve(by_creation.size());
+  for (const auto& [order, j] : by_creation) fresh.push_back(j);
+  std::sort(fresh.begin(), fresh.end(), less);
+  jobs.clear();
+  std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(jobs), less);
+  return true;
+}
+
+}  // namespace
+
 void SortInJobOrder(const Session& session, std::string_view list, std::vector<JobId>& jobs) {
   auto less = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); };
   WaitMemo* memo = session.wait_memo();
@@ -213,38 +249,19 @@ void SortInJobOrder(const Session& session, std::string_view list, std::vector<J
     std::sort(jobs.begin(), jobs.end(), less);
     return;
   }
-  absl::flat_hash_map<int64_t, JobId> by_creation;
-  by_creation.reserve(jobs.size());
-  bool unique = true;
+  std::vector<int64_t>& remembered = memo->OrderOf(list);
+  if (remembered.empty() || !MergeIntoRemembered(session, remembered, less, jobs)) {
+    std::sort(jobs.begin(), jobs.end(), less);
+  }
+  remembered.clear();
   for (JobId j : jobs) {
     const JobInfo& job = session.job(j);
-    unique = unique && job.has_pod_group && by_creation.emplace(job.creation_order, j).second;
-  }
-  std::vector<int64_t>& remembered = memo->OrderOf(list);
-  bool sorted = false;
-  if (unique && !remembered.empty()) {
-    std::vector<JobId> kept;  // the jobs the last session listed too, in its order
-    kept.reserve(jobs.size());
-    for (int64_t order : remembered) {
-      auto it = by_creation.find(order);
-      if (it == by_creation.end()) continue;
-      kept.push_back(it->second);
-      by_creation.erase(it);
+    if (!job.has_pod_group) {  // no creation order of its own: nothing to remember
+      remembered.clear();
+      return;
     }
-    if (std::is_sorted(kept.begin(), kept.end(), less)) {
-      std::vector<JobId> fresh;
-      fresh.reserve(by_creation.size());
-      for (const auto& [order, j] : by_creation) fresh.push_back(j);
-      std::sort(fresh.begin(), fresh.end(), less);
-      jobs.clear();
-      std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(jobs), less);
-      sorted = true;
-    }
+    remembered.push_back(job.creation_order);
   }
-  if (!sorted) std::sort(jobs.begin(), jobs.end(), less);
-  remembered.clear();
-  if (!unique) return;
-  for (JobId j : jobs) remembered.push_back(session.job(j).creation_order);
 }
 
 const std::vector<JobId>& StarvingJobIds(const Session& session) {

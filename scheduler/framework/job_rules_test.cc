@@ -80,6 +80,27 @@ std::vector<std::string> SortedKeys(testing::SessionFixture& s, WaitMemo& memo, 
   return out;
 }
 
+TEST_CASE("what lower priorities of a queue hold is summed strictly below the asking priority") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16").Queue("q", 1).Queue("other", 1);
+  b.PriorityClass("low", 1).PriorityClass("mid", 5).PriorityClass("high", 9);
+  b.Job("l", {.queue = "q", .tasks = {{"w", 1, "cpu=1"}}, .priority_class = "low"}).Running("l-w-0", "n1");
+  b.Job("m", {.queue = "q", .tasks = {{"w", 1, "cpu=2"}}, .priority_class = "mid"}).Running("m-w-0", "n1");
+  b.Job("h", {.queue = "q", .tasks = {{"w", 1, "cpu=4"}}, .priority_class = "high"}).Running("h-w-0", "n1");
+  testing::SessionFixture s(b, kConfig);
+  const HoldingsByPriority holdings(s->cluster());
+  const QueueId q = s.queue("q").id;
+  auto cpu_below = [&](int32_t priority) { return holdings.Below(q, priority).Get(kCpu); };
+  CHECK(cpu_below(0) == 0);
+  CHECK(cpu_below(1) == 0);      // its own priority is not below it
+  CHECK(cpu_below(2) == 1000);
+  CHECK(cpu_below(5) == 1000);
+  CHECK(cpu_below(6) == 3000);
+  CHECK(cpu_below(9) == 3000);
+  CHECK(cpu_below(INT32_MAX) == 7000);
+  CHECK(holdings.Below(s.queue("other").id, INT32_MAX).IsZero());
+}
+
 TEST_CASE("a list sorted in job order reuses the last session's order only while it still holds") {
   constexpr std::string_view kByPriority = "actions: enqueue\ntiers:\n- plugins:\n  - name: priority\n";
   auto cluster = [](std::initializer_list<std::pair<const char*, const char*>> jobs) {

@@ -74,7 +74,6 @@ std::vector<size_t> SubmitOrder(const std::vector<SimJobEntry>& jobs) {
   return order;
 }
 
-
 using Y = ScenarioNode;
 
 absl::StatusOr<std::vector<Taint>> ReadTaints(const Y& y) {
