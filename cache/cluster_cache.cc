@@ -467,25 +467,36 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   // Bring the job blocks up to date, then lay them out in namespace/name order.
   if (all_dirty_) {
     blocks_.clear();
+    existing_blocks_.clear();
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
     for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
     all_dirty_ = false;
   }
+  auto by_key = [](const std::pair<std::string_view, JobBlock*>& entry, std::string_view key) {
+    return entry.first < key;
+  };
   for (const std::string& key : dirty_jobs_) {
-    JobBlock& block = blocks_[key];
+    auto [it, inserted] = blocks_.try_emplace(key);
+    JobBlock& block = it->second;
+    const bool existed = !inserted && block.exists;
     RebuildBlock(key, block);
-    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(key);
+    if (existed != block.exists) {
+      auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first), by_key);
+      if (block.exists) {
+        existing_blocks_.insert(at, {it->first, &block});
+      } else {
+        existing_blocks_.erase(at);
+      }
+    }
+    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(it);
   }
   dirty_jobs_.clear();
 
   // Sized once: a session's snapshot copies every job and task, and regrowing the vectors
   // moved them all again (a tenth of a backlogged session's cost).
-  size_t job_count = 0, task_count = 0;
-  for (const auto& [key, block] : blocks_) {
-    if (!block.exists) continue;
-    ++job_count;
-    task_count += block.tasks.size();
-  }
+  const size_t job_count = existing_blocks_.size();
+  size_t task_count = 0;
+  for (const auto& [key, block] : existing_blocks_) task_count += block->tasks.size();
   // Where the spent snapshot's jobs started, to tell whether their tasks are still in place.
   std::vector<TaskId> spent_offsets;
   spent_offsets.reserve(snap.jobs.size());
@@ -497,8 +508,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   snap.job_builds.resize(job_count, 0);
   size_t tasks_laid = 0;
   JobId next_job = 0;
-  for (auto& [key, block] : blocks_) {
-    if (!block.exists) continue;
+  for (const auto& [key, block_ptr] : existing_blocks_) {
+    JobBlock& block = *block_ptr;
     if (block.node_set_version != node_set_version_) {
       block.node_ids.resize(block.node_names.size());
       for (size_t i = 0; i < block.node_names.size(); ++i) {
@@ -508,9 +519,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     const JobId job_id = next_job++;
     const auto offset = static_cast<TaskId>(tasks_laid);
-    // The spent snapshot holds this very build of the job's tasks at the same place.
+    // The spent snapshot holds this very build of the job, and its tasks (if any) at the same place.
     const bool tasks_in_place = static_cast<size_t>(job_id) < spent_offsets.size() &&
-                                snap.job_builds[job_id] == block.build && spent_offsets[job_id] == offset;
+                                snap.job_builds[job_id] == block.build &&
+                                (block.tasks.empty() || spent_offsets[job_id] == offset);
     snap.job_builds[job_id] = block.build;
     JobInfo& job = snap.jobs[job_id];
     if (tasks_in_place) {

@@ -165,6 +165,9 @@ class ClusterCache {
   std::map<std::string_view, const PodEntry*> foreign_pods_;
   // Snapshot blocks by job key, and the keys whose objects changed since the last snapshot.
   mutable std::map<std::string, JobBlock, std::less<>> blocks_;
+  // The blocks that exist (JobBlock::exists), in key order: a snapshot walks this instead of the
+  // map, and it changes only when a job comes or goes.
+  mutable std::vector<std::pair<std::string_view, JobBlock*>> existing_blocks_;
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
