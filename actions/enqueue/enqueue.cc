@@ -1,12 +1,15 @@
 #include "actions/enqueue/enqueue.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "api/log.h"
+#include "api/state_hash.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
 #include "scheduler/framework/job_rules.h"
@@ -82,6 +85,70 @@ class ClusterHeadroom {
   Resources lent_total_;
 };
 
+// Refusals of jobs alike in their admission facts (AdmissionFactsFn), for the session state they
+// were made in: a backlog of alike jobs held by one limit is judged once per state, not once
+// per job. Off with the sessions' memory (`--no-skip`), which judges every job on its own.
+class AlikeRefusals {
+ public:
+  explicit AlikeRefusals(const Session& session)
+      : session_(session), enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()) {}
+
+  // The refusal of a job alike to `job` in the current state, or null.
+  const WaitReason* Find(const JobInfo& job, const Resources& need) {
+    if (!Applies(job)) return nullptr;
+    auto it = refusals_.find(Facts{job.queue, job.priority, job.phase, &job.min_resources, &need});
+    return it == refusals_.end() ? nullptr : &it->second;
+  }
+  void Remember(const JobInfo& job, const Resources& need, const WaitReason& refusal) {
+    if (!Applies(job)) return;
+    // The key points at the job's own minResources and a copy of its need, which outlive the map.
+    needs_.push_back(need);
+    refusals_.try_emplace(Facts{job.queue, job.priority, job.phase, &job.min_resources, &needs_.back()}, refusal);
+  }
+
+ private:
+  struct Facts {
+    QueueId queue;
+    int32_t priority;
+    PodGroupPhase phase;
+    const Resources* min_resources;
+    const Resources* need;
+  };
+  struct FactsHash {
+    size_t operator()(const Facts& f) const {
+      return static_cast<size_t>(StateHash()
+                                     .Add(f.queue)
+                                     .Add(f.priority)
+                                     .Add(static_cast<int32_t>(f.phase))
+                                     .Add(*f.min_resources)
+                                     .Add(*f.need)
+                                     .value());
+    }
+  };
+  struct FactsEq {
+    bool operator()(const Facts& a, const Facts& b) const {
+      return a.queue == b.queue && a.priority == b.priority && a.phase == b.phase &&
+             *a.min_resources == *b.min_resources && *a.need == *b.need;
+    }
+  };
+
+  bool Applies(const JobInfo& job) {
+    if (!enabled_ || !session_.JudgedByAdmissionFacts(job)) return false;
+    // An admission changes the state: what was refused before it may pass after.
+    if (version_ != session_.state_version()) {
+      version_ = session_.state_version();
+      refusals_.clear();
+    }
+    return true;
+  }
+
+  const Session& session_;
+  const bool enabled_;
+  uint64_t version_ = UINT64_MAX;
+  std::deque<Resources> needs_;
+  absl::flat_hash_map<Facts, WaitReason, FactsHash, FactsEq> refusals_;
+};
+
 class EnqueueAction : public Action {
  public:
   std::string_view Name() const override { return "enqueue"; }
@@ -103,16 +170,18 @@ class EnqueueAction : public Action {
     // nor is it when no job waits to be admitted (most sessions).
     std::optional<ClusterHeadroom> headroom;
     if (turns.AnyLeft() && !session.HasClusterAdmissionHooks()) headroom.emplace(session);
+    AlikeRefusals alike(session);
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
-      Consider(session, session.job(turns.TakeJob(q)), headroom);
+      Consider(session, session.job(turns.TakeJob(q)), headroom, alike);
       turns.PutBack(q);
     }
   }
 
  private:
-  static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom) {
+  static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,
+                       AlikeRefusals& alike) {
     const QueueInfo& queue = session.queue(job.queue);
     if (std::optional<WaitReason> why = QueueUnusable(queue)) {
       session.SetWaitReason(job.id, *std::move(why));
@@ -128,15 +197,20 @@ class EnqueueAction : public Action {
     // The cluster first: when both refuse, the cluster's shortage is the more concrete reason.
     // A job that can never start where it is (a hard network-topology job no domain holds) is
     // not admitted at all: admitted, it would hold its queue's capability for nothing.
+    // The cluster's headroom and the hooks' answers change only with the session state.
     const Resources need = AdmissionRequest(session, job);
-    std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
-    if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
-    if (refusal) {
-      session.SetWaitReason(job.id, *std::move(refusal));
+    if (const WaitReason* same = alike.Find(job, need)) {
+      session.SetWaitReason(job.id, *same);
       return;
     }
-    if (!session.JobEnqueueable(job)) {
-      session.SetWaitReason(job.id, QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability"));
+    std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
+    if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
+    if (!refusal && !session.JobEnqueueable(job)) {
+      refusal = QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability");
+    }
+    if (refusal) {
+      alike.Remember(job, need, *refusal);
+      session.SetWaitReason(job.id, *std::move(refusal));
       return;
     }
     if (headroom) headroom->Reserve(need);

@@ -84,6 +84,29 @@ TEST_CASE("enqueue: a queue's capability refuses admission") {
   CHECK(out.job_updates.at("default/big").message() == "queue capped: capability cpu 2, allocated 0, needs 4");
 }
 
+TEST_CASE("enqueue: jobs alike in their admission facts share a refusal only until an admission") {
+  // Queue capped may hold 4 cpu. In job order: a (2, admitted), b and c (3 each, refused with
+  // 2 held), d (2, admitted), e (3, refused with 4 held: the state changed since b's refusal).
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=4");
+  for (const auto& [name, cpu] : {std::pair{"a", "cpu=2"}, {"b", "cpu=3"}, {"c", "cpu=3"}, {"d", "cpu=2"},
+                                  {"e", "cpu=3"}}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, cpu}}, .phase = kPending});
+  }
+  WaitMemo memory;
+  WaitMemo none(/*enabled=*/false);
+  for (WaitMemo* memo : {&memory, &none}) {
+    SessionOutcome out = RunSession(b, kEnqueueOnly, 0, memo);
+    CHECK(PhaseOf(out, "default/a") == PodGroupPhase::kInqueue);
+    CHECK(PhaseOf(out, "default/d") == PodGroupPhase::kInqueue);
+    for (const char* job : {"default/b", "default/c"}) {
+      CHECK(out.job_updates.at(job).message() == "queue capped: capability cpu 4, allocated 2, needs 3");
+    }
+    CHECK(out.job_updates.at("default/e").message() == "queue capped: capability cpu 4, allocated 4, needs 3");
+  }
+}
+
 TEST_CASE("enqueue: queues come in share order") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4");

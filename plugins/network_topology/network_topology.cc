@@ -77,7 +77,9 @@ class NetworkTopologyPlugin : public Plugin {
       session.AddEventHandler(std::move(handler));
     }
     session.AddJobDomainsFn([this](const JobInfo& job, bool for_eviction) { return Domains(job, for_eviction); });
-    session.AddJobAdmissionFn([this](const JobInfo& job, const Resources& need) { return NeverHeld(job, need); });
+    // Only a job with a network topology is judged by more than its admission facts.
+    session.AddJobAdmissionFn([this](const JobInfo& job, const Resources& need) { return NeverHeld(job, need); },
+                              [](const JobInfo& job) { return !job.network_topology.has_value(); });
   }
 
  private:

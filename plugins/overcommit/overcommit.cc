@@ -32,10 +32,12 @@ class OvercommitPlugin : public Plugin {
       if (!job.has_pod_group || !IsAdmitted(job)) continue;
       admitted_ += AdmissionRequest(session, job);  // what it still lacks of its min
     }
-    session.AddClusterAdmissionFn([this](const JobInfo& job, const Resources& need) -> std::optional<WaitReason> {
-      if (job.min_resources.IsZero()) return std::nullopt;  // as Volcano: nothing to count
-      return Refusal(need);
-    });
+    session.AddClusterAdmissionFn(
+        [this](const JobInfo& job, const Resources& need) -> std::optional<WaitReason> {
+          if (job.min_resources.IsZero()) return std::nullopt;  // as Volcano: nothing to count
+          return Refusal(need);
+        },
+        [](const JobInfo&) { return true; });
     session.AddJobEnqueuedFn([this](const JobInfo&, const Resources& need) { admitted_ += need; });
   }
 

@@ -138,10 +138,13 @@ class QueueSharePlugin : public Plugin {
     }
     session.AddAllocatableFn(
         [this](const QueueInfo& queue, const TaskInfo& task) { return !AllocateExcess(queue.id, task.request); });
-    session.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); });
-    session.AddQueueLimitFn([this](QueueCheck check, const JobInfo& job, const Resources& request) {
-      return Explain(check, job, request);
-    });
+    // A job not yet counted in its queue's inqueue is judged by its queue, priority and
+    // minResources alone (AdmitExcess).
+    auto by_facts = [this](const JobInfo& job) { return !counted_[job.id]; };
+    session.AddJobEnqueueableFn([this](const JobInfo& job) { return Enqueueable(job); }, by_facts);
+    session.AddQueueLimitFn(
+        [this](QueueCheck check, const JobInfo& job, const Resources& request) { return Explain(check, job, request); },
+        by_facts);
     session.AddEventHandler({
         [this](const TaskInfo& task) { OnTask(task, +1); },
         [this](const TaskInfo& task) { OnTask(task, -1); },

@@ -35,9 +35,9 @@ class SlaPlugin : public Plugin {
     for (const JobInfo& job : session.cluster().jobs) {
       if (std::optional<Millis> deadline = deadline_of(job)) session.ExpiresAt(*deadline);
     }
-    session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) {
-      return overdue_since(job).has_value() ? kPermit : kAbstain;
-    });
+    // A job without a deadline always abstains; one with a deadline is judged by its age.
+    session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) { return overdue_since(job).has_value() ? kPermit : kAbstain; },
+                                [deadline_of](const JobInfo& job) { return !deadline_of(job).has_value(); });
     session.AddJobOrderFn([overdue_since](const JobInfo& l, const JobInfo& r) {
       const std::optional<Millis> left = overdue_since(l);
       const std::optional<Millis> right = overdue_since(r);

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/config.h"
+#include "scheduler/framework/wait_memo.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
@@ -93,6 +94,21 @@ TEST_CASE("sla: an overdue job is served before younger ones of its queue, earli
   CHECK(out.binds.count("default/c-w-0") == 1);  // both overdue: c's deadline (40m) is earlier
   // Neither overdue yet: the other plugins decide.
   CHECK(RunSession(b, Config(), kHour / 2).binds.count("default/a-w-0") == 1);
+}
+
+TEST_CASE("sla: an overdue job is admitted though a job alike in all else was just refused") {
+  // With the sessions' memory, enqueue judges a job by an alike job's refusal: not one whose
+  // deadline makes sla judge it by its age. Job order left to the others: `late` comes first.
+  ClusterBuilder b = FullQueue();
+  b.Job("later", {.queue = "q", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  Annotate(b, "default/later", "sla-waiting-time", "10m");
+  SchedulerConfig config = testing::MustParseConfig(Config());
+  config.tiers[0].plugins[0].enabled[static_cast<size_t>(ExtensionPoint::kJobOrder)] = false;
+  WaitMemo memo;
+  SessionOutcome out = RunSession(b, config.ToYaml(), kHour, &memo);
+  CHECK(PhaseOf(out, "default/late") == kPending);
+  CHECK(out.job_updates.at("default/late").message() == "queue q: capability cpu 2, allocated 2, needs 2");
+  CHECK(PhaseOf(out, "default/later") == PodGroupPhase::kInqueue);
 }
 
 TEST_CASE("sla: a session knows when the next deadline passes, so remembered waits end then") {

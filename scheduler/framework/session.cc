@@ -162,9 +162,27 @@ void Session::Close() {
 }
 
 template <typename Fn>
-void Session::AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn) {
-  if (opening_plugin_ != nullptr && !opening_plugin_->IsEnabled(point)) return;
+bool Session::AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn) {
+  if (opening_plugin_ != nullptr && !opening_plugin_->IsEnabled(point)) return false;
   hooks.push_back({opening_tier_, std::move(fn)});
+  return true;
+}
+
+void Session::NoteAdmissionFacts(bool added, AdmissionFactsFn by_facts) {
+  if (!added) return;
+  if (by_facts) {
+    admission_facts_.push_back(std::move(by_facts));
+  } else {
+    admission_hook_without_facts_ = true;
+  }
+}
+
+bool Session::JudgedByAdmissionFacts(const JobInfo& job) const {
+  if (admission_hook_without_facts_) return false;
+  for (const AdmissionFactsFn& by_facts : admission_facts_) {
+    if (!by_facts(job)) return false;
+  }
+  return true;
 }
 
 void Session::AddJobOrderFn(JobCompareFn fn) { AddHook(job_order_, ExtensionPoint::kJobOrder, std::move(fn)); }
@@ -176,16 +194,20 @@ void Session::AddJobValidFn(JobValidFn fn) { AddHook(job_valid_, ExtensionPoint:
 void Session::AddJobReadyFn(JobTestFn fn) { AddHook(job_ready_, ExtensionPoint::kJobReady, std::move(fn)); }
 void Session::AddJobPipelinedFn(JobVoteFn fn) { AddHook(job_pipelined_, ExtensionPoint::kJobPipelined, std::move(fn)); }
 void Session::AddJobStarvingFn(JobTestFn fn) { AddHook(job_starving_, ExtensionPoint::kJobStarving, std::move(fn)); }
-void Session::AddJobEnqueueableFn(JobVoteFn fn) { AddHook(job_enqueueable_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
-void Session::AddClusterAdmissionFn(ClusterAdmissionFn fn) {
-  AddHook(cluster_admission_, ExtensionPoint::kJobEnqueued, std::move(fn));
+void Session::AddJobEnqueueableFn(JobVoteFn fn, AdmissionFactsFn by_facts) {
+  NoteAdmissionFacts(AddHook(job_enqueueable_, ExtensionPoint::kJobEnqueued, std::move(fn)), std::move(by_facts));
+}
+void Session::AddClusterAdmissionFn(ClusterAdmissionFn fn, AdmissionFactsFn by_facts) {
+  NoteAdmissionFacts(AddHook(cluster_admission_, ExtensionPoint::kJobEnqueued, std::move(fn)), std::move(by_facts));
 }
 void Session::AddJobEnqueuedFn(JobEnqueuedFn fn) { AddHook(job_enqueued_, ExtensionPoint::kJobEnqueued, std::move(fn)); }
 void Session::AddOverusedFn(QueueTestFn fn, QueueGrowthTestFn if_grown) {
   AddHook(overused_, ExtensionPoint::kOverused, OverusedTest{std::move(fn), std::move(if_grown)});
 }
 void Session::AddAllocatableFn(AllocatableFn fn) { AddHook(allocatable_, ExtensionPoint::kAllocatable, std::move(fn)); }
-void Session::AddQueueLimitFn(QueueLimitFn fn) { AddHook(queue_limit_, ExtensionPoint::kJobValid, std::move(fn)); }
+void Session::AddQueueLimitFn(QueueLimitFn fn, AdmissionFactsFn by_facts) {
+  NoteAdmissionFacts(AddHook(queue_limit_, ExtensionPoint::kJobValid, std::move(fn)), std::move(by_facts));
+}
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
 void Session::AddReclaimableFn(VictimsFn fn) { AddHook(reclaimable_, ExtensionPoint::kReclaimable, std::move(fn)); }
 void Session::AddElasticOrderFn(JobCompareFn fn) { AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn)); }
@@ -198,8 +220,8 @@ void Session::AddElasticShedFn(JobCountFn fn) { AddHook(elastic_shed_, Extension
 void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
 void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
 void Session::AddJobDomainsFn(JobDomainsFn fn) { AddHook(job_domains_, ExtensionPoint::kHyperNodeOrder, std::move(fn)); }
-void Session::AddJobAdmissionFn(ClusterAdmissionFn fn) {
-  AddHook(job_admission_, ExtensionPoint::kHyperNodeOrder, std::move(fn));
+void Session::AddJobAdmissionFn(ClusterAdmissionFn fn, AdmissionFactsFn by_facts) {
+  NoteAdmissionFacts(AddHook(job_admission_, ExtensionPoint::kHyperNodeOrder, std::move(fn)), std::move(by_facts));
 }
 
 std::optional<DomainCandidates> Session::JobDomains(const JobInfo& job, bool for_eviction) const {

@@ -108,6 +108,12 @@ enum class QueueCheck { kAdmit, kAllocate, kOverused };
 // plugin's rule passes; the plugin that refused explains with the same rule it voted by.
 using QueueLimitFn = std::function<std::optional<WaitReason>(QueueCheck check, const JobInfo& job, const Resources& request)>;
 using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& need)>;
+// Whether a hook that judges admission answers for this job from its admission facts alone:
+// its queue, priority, phase, minResources and the request admission judges (AdmissionRequest).
+// Two jobs it says so of, alike in those facts, get the same answer in the same session state
+// (Session::state_version), so enqueue judges the second by the first. Unset: every job is
+// judged on its own.
+using AdmissionFactsFn = std::function<bool(const JobInfo&)>;
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
     std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
@@ -287,17 +293,19 @@ class Session {
   void AddJobReadyFn(JobTestFn fn);
   void AddJobPipelinedFn(JobVoteFn fn);
   void AddJobStarvingFn(JobTestFn fn);
-  void AddJobEnqueueableFn(JobVoteFn fn);
+  // The admission hooks (the four below that take an AdmissionFactsFn) say which jobs they
+  // judge by admission facts alone; see AdmissionFactsFn.
+  void AddJobEnqueueableFn(JobVoteFn fn, AdmissionFactsFn by_facts = nullptr);
   // A plugin that decides whether the cluster can hold an admitted job (overcommit) replaces
   // enqueue's own check (free capacity plus what the evicting actions could take).
-  void AddClusterAdmissionFn(ClusterAdmissionFn fn);
+  void AddClusterAdmissionFn(ClusterAdmissionFn fn, AdmissionFactsFn by_facts = nullptr);
   // Told of every admission (Volcano's JobEnqueued), so that votes later in the session count it.
   void AddJobEnqueuedFn(JobEnqueuedFn fn);
   // `if_grown` answers the same question for every queue at once, its jobs holding more (see
   // MayBecomeOverused); without it, any growth may make any queue overused.
   void AddOverusedFn(QueueTestFn fn, QueueGrowthTestFn if_grown = nullptr);
   void AddAllocatableFn(AllocatableFn fn);
-  void AddQueueLimitFn(QueueLimitFn fn);
+  void AddQueueLimitFn(QueueLimitFn fn, AdmissionFactsFn by_facts = nullptr);
   void AddPreemptableFn(VictimsFn fn);
   void AddReclaimableFn(VictimsFn fn);
   void AddElasticOrderFn(JobCompareFn fn);
@@ -314,7 +322,7 @@ class Session {
   void AddJobDomainsFn(JobDomainsFn fn);
   // Refuses to admit a job that its placement rules say can never start (a hard network-topology
   // job no domain could hold even empty); the cluster's and queues' checks come after it.
-  void AddJobAdmissionFn(ClusterAdmissionFn fn);
+  void AddJobAdmissionFn(ClusterAdmissionFn fn, AdmissionFactsFn by_facts = nullptr);
 
   // ---- Combined queries (from actions) ----
   bool JobOrderLess(const JobInfo& l, const JobInfo& r) const;
@@ -339,6 +347,8 @@ class Session {
   bool JobStarving(const JobInfo& job) const;
   bool JobEnqueueable(const JobInfo& job) const;
   bool HasClusterAdmissionHooks() const { return !cluster_admission_.empty(); }
+  // Every admission hook judges this job by its admission facts alone (AdmissionFactsFn).
+  bool JudgedByAdmissionFacts(const JobInfo& job) const;
   // The first refusal of the cluster admission hooks, or nullopt.
   std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // The first refusal of the job admission hooks, or nullopt.
@@ -421,8 +431,11 @@ class Session {
     int tier;
     Fn fn;
   };
+  // False when the opening plugin has the extension point disabled: the hook is not added.
   template <typename Fn>
-  void AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn);
+  bool AddHook(std::vector<Hook<Fn>>& hooks, ExtensionPoint point, Fn fn);
+  // Files an admission hook's AdmissionFactsFn (`added`: the hook was added).
+  void NoteAdmissionFacts(bool added, AdmissionFactsFn by_facts);
 
   ClusterSnapshot cluster_;
   const SchedulerConfig& config_;
@@ -442,6 +455,8 @@ class Session {
   std::vector<Hook<JobTestFn>> job_starving_;
   std::vector<Hook<JobVoteFn>> job_enqueueable_;
   std::vector<Hook<ClusterAdmissionFn>> cluster_admission_;
+  std::vector<AdmissionFactsFn> admission_facts_;  // of every admission hook added
+  bool admission_hook_without_facts_ = false;
   std::vector<Hook<JobEnqueuedFn>> job_enqueued_;
   struct OverusedTest {
     QueueTestFn now;
