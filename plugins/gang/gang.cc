@@ -66,13 +66,9 @@ class GangPlugin : public Plugin {
 
   void OnSessionClose(Session& session) override {
     const std::vector<TaskInfo>& tasks = session.cluster().tasks;
-    // Jobs an action already explained this session keep that (more specific) message.
-    std::vector<bool> explained(session.cluster().jobs.size(), false);
-    for (const JobStatusUpdate& update : session.job_updates()) {
-      if (update.waiting) explained[update.job] = true;
-    }
     for (const JobInfo& job : session.cluster().jobs) {
-      if (explained[job.id]) continue;
+      // Jobs an action already explained this session keep that (more specific) message.
+      if (session.HasWaitReason(job.id)) continue;
       if (job.phase != PodGroupPhase::kPending && job.phase != PodGroupPhase::kInqueue &&
           job.phase != PodGroupPhase::kRunning) {
         continue;

@@ -98,6 +98,7 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
 Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     : cluster_(std::move(cluster)), config_(config) {
   job_update_index_.assign(cluster_.jobs.size(), -1);
+  reason_as_reported_.assign(cluster_.jobs.size(), false);
   node_version_.assign(cluster_.nodes.size(), 0);
   job_tasks_version_.assign(cluster_.jobs.size(), 0);
   job_scope_.assign(cluster_.jobs.size(), nullptr);
@@ -655,6 +656,7 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
     index = static_cast<int32_t>(job_updates_.size());
     // Made before any phase change of the job (SetJobPhase asks first): the phase it opened with.
     job_updates_.push_back({job, cluster_.jobs[job].phase, std::nullopt, false});
+    if (reason_as_reported_[job]) job_updates_.back().waiting = *cluster_.jobs[job].reported_wait;
     opened_phase_.push_back(cluster_.jobs[job].phase);
   }
   return job_updates_[index];
@@ -676,6 +678,7 @@ void Session::SettleUpdates() {
   std::sort(job_updates_.begin(), job_updates_.end(),
             [](const JobStatusUpdate& a, const JobStatusUpdate& b) { return a.job < b.job; });
   std::fill(job_update_index_.begin(), job_update_index_.end(), -1);
+  reason_as_reported_.assign(reason_as_reported_.size(), false);
   for (size_t i = 0; i < job_updates_.size(); ++i) job_update_index_[job_updates_[i].job] = static_cast<int32_t>(i);
 }
 
@@ -691,7 +694,21 @@ void Session::RestoreVersions(uint64_t state, const std::vector<std::pair<JobId,
   for (const auto& [job, version] : jobs) job_tasks_version_[job] = version;
 }
 
-void Session::SetWaitReason(JobId job, WaitReason reason) { UpdateFor(job).waiting = std::move(reason); }
+bool Session::AsReported(JobId job, const WaitReason& reason) {
+  if (job_update_index_[job] >= 0) return false;
+  const std::shared_ptr<const WaitReason>& reported = cluster_.jobs[job].reported_wait;
+  const bool same = reported != nullptr && *reported == reason;
+  reason_as_reported_[job] = same;
+  return same;
+}
+
+void Session::SetWaitReason(JobId job, WaitReason&& reason) {
+  if (!AsReported(job, reason)) UpdateFor(job).waiting = std::move(reason);
+}
+
+void Session::SetWaitReason(JobId job, const WaitReason& reason) {
+  if (!AsReported(job, reason)) UpdateFor(job).waiting = reason;
+}
 
 void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {
   queue_deserved_[queue] = std::move(deserved);

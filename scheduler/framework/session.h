@@ -409,7 +409,13 @@ class Session {
   // Sets the job's phase for the status update (e.g. Pending -> Inqueue).
   void SetJobPhase(JobId job, PodGroupPhase phase);
   // Records why a job waits this session (the last reason set wins).
-  void SetWaitReason(JobId job, WaitReason reason);
+  void SetWaitReason(JobId job, WaitReason&& reason);
+  void SetWaitReason(JobId job, const WaitReason& reason);
+  // Whether an action set the job's reason this session.
+  bool HasWaitReason(JobId job) const {
+    const int32_t index = job_update_index_[job];
+    return index >= 0 ? job_updates_[index].waiting.has_value() : reason_as_reported_[job];
+  }
   // The effective deserved share of a queue as a plugin computed it (proportion), for status,
   // metrics and reports. Last report wins.
   void ReportQueueDeserved(QueueId queue, Resources deserved);
@@ -505,7 +511,12 @@ class Session {
   std::map<QueueId, Resources> queue_deserved_;
   std::vector<int32_t> job_update_index_;  // per job: index into job_updates_ or -1
   std::vector<PodGroupPhase> opened_phase_;  // per update: the job's phase when the session opened
+  // Per job without an update: the last reason set was the one it reported (reported_wait), so
+  // no update was made for it (most waiting jobs in most sessions); one made later starts from it.
+  std::vector<bool> reason_as_reported_;
   JobStatusUpdate& UpdateFor(JobId job);
+  // Whether `reason`, set for a job without an update, is the one it reported (then noted).
+  bool AsReported(JobId job, const WaitReason& reason);
   // Close: drops the updates that tell the owner only the reason it took last (JobInfo::
   // reported_wait: the job's phase is as it was and it was not scaled), and lists the rest in
   // job order (namespace/name), not in the order the actions came to them.

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "scheduler/builtins.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/default_tiers.h"
 
@@ -67,6 +68,29 @@ TEST_CASE("a phase change is reported even when the reason is the one the owner 
   REQUIRE(second.job_updates.count("default/wide") == 1);
   CHECK(second.job_updates.at("default/wide").phase == PodGroupPhase::kInqueue);
   CHECK(second.job_updates.at("default/wide").waiting == first.job_updates.at("default/wide").waiting);
+}
+
+TEST_CASE("a reason set as the owner has it makes no update until something else about the job changes") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2");
+  b.Job("wide", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
+  const WaitReason held{.kind = WaitKind::kQueueLimit, .subject = "default", .limit = "capability"};
+  b.Snapshot(0);  // builds the cache's job blocks, which keep what the owner took
+  b.cache().NoteWaitReported("default/wide", held);
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(1000), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const JobId job = session.cluster().jobs.front().id;
+  CHECK_FALSE(session.HasWaitReason(job));
+  session.SetWaitReason(job, held);
+  CHECK(session.HasWaitReason(job));  // gang's closing explanation must not overwrite it
+  CHECK(session.job_updates().empty());
+  // A phase change reports the job, with the reason it was given.
+  session.SetJobPhase(job, PodGroupPhase::kInqueue);
+  REQUIRE(session.job_updates().size() == 1);
+  REQUIRE(session.job_updates().front().waiting.has_value());
+  CHECK(*session.job_updates().front().waiting == held);
 }
 
 }  // namespace
