@@ -363,6 +363,75 @@ const PodGroup* ClusterCache::FindPodGroup(std::string_view key) const {
   return it == pod_groups_.end() ? nullptr : &it->second.group;
 }
 
+namespace {
+
+// Moves the jobs of `snap` (a spent snapshot) that the next layout keeps, and their tasks, to
+// their places in it: job i of the layout is build builds[i] with task_counts[i] tasks, laid in
+// order; `task_count` is their sum. Afterwards snap.job_builds[i] == builds[i] exactly when the
+// job there, with its tasks at their new offset, is that build; jobs and tasks are sized for the
+// layout. Both layouts are in key order, so a kept job's source never lies under the place of a
+// kept job moved before it: those moving towards the front go first to last, the others last to
+// first.
+void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts, size_t task_count,
+                  ClusterSnapshot& snap) {
+  const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
+  snap.job_builds.resize(spent);
+  std::vector<TaskId> spent_offset(spent);
+  for (size_t j = 0; j < spent; ++j) spent_offset[j] = snap.jobs[j].tasks.empty() ? 0 : snap.jobs[j].tasks.front();
+  struct Kept {
+    size_t from_job, to_job, from_task, to_task, tasks;
+  };
+  std::vector<Kept> moved;
+  absl::flat_hash_map<uint64_t, size_t> spent_slot;
+  size_t offset = 0;
+  for (size_t i = 0; i < builds.size(); offset += static_cast<size_t>(task_counts[i]), ++i) {
+    const auto tasks = static_cast<size_t>(task_counts[i]);
+    if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || spent_offset[i] == offset)) continue;
+    if (spent_slot.empty()) {
+      spent_slot.reserve(spent);
+      for (size_t j = 0; j < spent; ++j) spent_slot.emplace(snap.job_builds[j], j);
+    }
+    auto it = spent_slot.find(builds[i]);
+    if (it == spent_slot.end()) continue;
+    moved.push_back({it->second, i, static_cast<size_t>(spent_offset[it->second]), offset, tasks});
+  }
+  snap.jobs.resize(std::max(snap.jobs.size(), builds.size()));
+  snap.job_builds.resize(std::max(spent, builds.size()), 0);
+  snap.tasks.resize(std::max(snap.tasks.size(), task_count));
+  auto move_job = [&](const Kept& k) {
+    if (k.from_job == k.to_job) return;
+    snap.jobs[k.to_job] = std::move(snap.jobs[k.from_job]);
+    snap.job_builds[k.to_job] = snap.job_builds[k.from_job];
+    snap.job_builds[k.from_job] = 0;
+  };
+  auto move_tasks = [&](const Kept& k) {
+    if (k.from_task == k.to_task) return;
+    if (k.from_task > k.to_task) {
+      std::move(snap.tasks.begin() + k.from_task, snap.tasks.begin() + k.from_task + k.tasks, snap.tasks.begin() + k.to_task);
+    } else {
+      std::move_backward(snap.tasks.begin() + k.from_task, snap.tasks.begin() + k.from_task + k.tasks,
+                         snap.tasks.begin() + k.to_task + k.tasks);
+    }
+  };
+  for (const Kept& k : moved) {
+    if (k.from_job > k.to_job) move_job(k);
+  }
+  for (auto k = moved.rbegin(); k != moved.rend(); ++k) {
+    if (k->from_job < k->to_job) move_job(*k);
+  }
+  for (const Kept& k : moved) {
+    if (k.from_task > k.to_task) move_tasks(k);
+  }
+  for (auto k = moved.rbegin(); k != moved.rend(); ++k) {
+    if (k->from_task < k->to_task) move_tasks(*k);
+  }
+  snap.jobs.resize(builds.size());
+  snap.job_builds.resize(builds.size());
+  snap.tasks.resize(task_count);
+}
+
+}  // namespace
+
 ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const {
   ClusterSnapshot snap;
   snap.now = now;
@@ -497,15 +566,17 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   const size_t job_count = existing_blocks_.size();
   size_t task_count = 0;
   for (const auto& [key, block] : existing_blocks_) task_count += block->tasks.size();
-  // Where the spent snapshot's jobs started, to tell whether their tasks are still in place.
-  std::vector<TaskId> spent_offsets;
-  spent_offsets.reserve(snap.jobs.size());
-  for (size_t j = 0; j < snap.jobs.size() && j < snap.job_builds.size(); ++j) {
-    spent_offsets.push_back(snap.jobs[j].tasks.empty() ? kNoId : snap.jobs[j].tasks.front());
+  // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
+  // go between sessions, shifting the rest), so that only new builds are copied from blocks.
+  std::vector<uint64_t> builds;
+  std::vector<int32_t> task_counts;
+  builds.reserve(job_count);
+  task_counts.reserve(job_count);
+  for (const auto& [key, block] : existing_blocks_) {
+    builds.push_back(block->build);
+    task_counts.push_back(static_cast<int32_t>(block->tasks.size()));
   }
-  snap.jobs.resize(job_count);
-  snap.tasks.resize(task_count);
-  snap.job_builds.resize(job_count, 0);
+  MoveKeptJobs(builds, task_counts, task_count, snap);
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (const auto& [key, block_ptr] : existing_blocks_) {
@@ -519,10 +590,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     const JobId job_id = next_job++;
     const auto offset = static_cast<TaskId>(tasks_laid);
-    // The spent snapshot holds this very build of the job, and its tasks (if any) at the same place.
-    const bool tasks_in_place = static_cast<size_t>(job_id) < spent_offsets.size() &&
-                                snap.job_builds[job_id] == block.build &&
-                                (block.tasks.empty() || spent_offsets[job_id] == offset);
+    // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
+    const bool tasks_in_place = snap.job_builds[job_id] == block.build;
     snap.job_builds[job_id] = block.build;
     JobInfo& job = snap.jobs[job_id];
     if (tasks_in_place) {

@@ -103,7 +103,8 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;
   spent.tasks.back().node = 0;
   spent.nodes[0].tasks.push_back(spent.tasks.back().id);
-  spent.jobs.front().name = "scribbled";
+  spent.jobs.front().last_scale_time = 99;  // a session's scaling, which the cache did not record
+  spent.jobs.front().status_count.fill(7);
   for (NodeInfo& node : spent.nodes) {
     node.pipelined.Set(kCpu, 500);
     node.releasing.Set(kCpu, 700);
@@ -144,6 +145,63 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   int reported = 0;
   for (const JobInfo& job : noted.jobs) reported += job.reported_wait != nullptr ? 1 : 0;
   CHECK(reported == 1);
+}
+
+TEST_CASE("jobs that stay are moved to their places when others come and go before them") {
+  // Jobs of 0 to 3 pods; between snapshots some go and some come, so that of the jobs that stay
+  // some move towards the front and some towards the back, in slots and in task offsets.
+  ClusterCache cache;
+  Node node;
+  node.meta.name = "n1";
+  node.allocatable.Set(kCpu, 64000);
+  cache.UpsertNode(node);
+  auto add_job = [&](const std::string& name, int pods) {
+    PodGroup group;
+    group.meta.name = name;
+    group.meta.namespace_ = "default";
+    group.meta.uid = "g-" + name;
+    group.queue = "default";
+    group.min_member = std::max(pods, 1);
+    cache.UpsertPodGroup(group);
+    for (int i = 0; i < pods; ++i) {
+      Pod pod = LonePod(name + "-w-" + std::to_string(i));
+      pod.meta.annotations[kGroupNameAnnotation] = name;
+      pod.requests.Set(kCpu, 1000);
+      if (i == 0 && pods == 2) {
+        pod.node_name = "n1";
+        pod.phase = PodPhase::kRunning;
+      }
+      cache.UpsertPod(pod);
+    }
+  };
+  auto delete_job = [&](const std::string& name, int pods) {
+    for (int i = 0; i < pods; ++i) cache.DeletePod("default", name + "-w-" + std::to_string(i));
+    cache.DeletePodGroup("default", name);
+  };
+  for (const auto& [name, pods] : {std::pair{"b", 2}, {"d", 0}, {"f", 3}, {"h", 1}, {"j", 0}, {"l", 2}, {"n", 1}}) {
+    add_job(name, pods);
+  }
+  ClusterSnapshot spent = cache.Snapshot(0);
+  REQUIRE(spent.jobs.size() == 7);
+  for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;  // what a session changed
+  delete_job("b", 2);  // the jobs after it move towards the front...
+  add_job("e", 3);     // ...and after this one towards the back again, by more
+  delete_job("j", 0);
+  add_job("k", 0);
+  delete_job("n", 1);
+  add_job("o", 2);
+  ClusterSnapshot reused = cache.Snapshot(1000, std::move(spent));
+  CHECK(Describe(reused) == Describe(cache.Snapshot(1000)));
+  for (size_t t = 0; t < reused.tasks.size(); ++t) {
+    const TaskInfo& task = reused.tasks[t];
+    CHECK(task.id == static_cast<TaskId>(t));
+    CHECK(task.name().rfind(reused.jobs[task.job].name + "-w-", 0) == 0);
+  }
+  // And back: all but two jobs go, and the snapshot shrinks.
+  for (const auto& [name, pods] : {std::pair{"d", 0}, {"e", 3}, {"f", 3}, {"h", 1}, {"k", 0}}) delete_job(name, pods);
+  ClusterSnapshot shrunk = cache.Snapshot(2000, std::move(reused));
+  CHECK(Describe(shrunk) == Describe(cache.Snapshot(2000)));
+  CHECK(shrunk.jobs.size() == 2);
 }
 
 TEST_CASE("a reported reason is kept until the job's objects change") {
