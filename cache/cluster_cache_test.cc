@@ -17,6 +17,13 @@ Pod LonePod(const std::string& name) {
   return pod;
 }
 
+void AddNode(ClusterCache& cache, const std::string& name, int64_t cpu_millis) {
+  Node node;
+  node.meta.name = name;
+  node.allocatable.Set(kCpu, cpu_millis);
+  cache.UpsertNode(node);
+}
+
 TEST_CASE("pod index follows the spec's label order, then the name suffix") {
   Pod pod;
   pod.meta.name = "job-worker-7";
@@ -82,12 +89,7 @@ std::vector<std::string> Describe(const ClusterSnapshot& snap) {
 
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterCache cache;
-  for (const char* name : {"n1", "n2"}) {
-    Node node;
-    node.meta.name = name;
-    node.allocatable.Set(kCpu, 8000);
-    cache.UpsertNode(node);
-  }
+  for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
   auto add_pod = [&](const std::string& name, const std::string& node) {
     Pod pod = LonePod(name);
     pod.requests.Set(kCpu, 1000);
@@ -151,10 +153,7 @@ TEST_CASE("jobs that stay are moved to their places when others come and go befo
   // Jobs of 0 to 3 pods; between snapshots some go and some come, so that of the jobs that stay
   // some move towards the front and some towards the back, in slots and in task offsets.
   ClusterCache cache;
-  Node node;
-  node.meta.name = "n1";
-  node.allocatable.Set(kCpu, 64000);
-  cache.UpsertNode(node);
+  AddNode(cache, "n1", 64000);
   auto add_job = [&](const std::string& name, int pods) {
     PodGroup group;
     group.meta.name = name;
@@ -230,10 +229,7 @@ TEST_CASE("a reported reason is kept until the job's objects change") {
 
 TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not placed") {
   ClusterCache cache;
-  Node node;
-  node.meta.name = "n1";
-  node.allocatable.Set(kCpu, 8000);
-  cache.UpsertNode(node);
+  AddNode(cache, "n1", 8000);
   Pod pod = LonePod("runner");
   pod.requests.Set(kCpu, 1000);
   pod.node_name = "n1";
