@@ -367,13 +367,12 @@ namespace {
 
 // Moves the jobs of `snap` (a spent snapshot) that the next layout keeps, and their tasks, to
 // their places in it: job i of the layout is build builds[i] with task_counts[i] tasks, laid in
-// order; `task_count` is their sum. Afterwards snap.job_builds[i] == builds[i] exactly when the
+// order. Afterwards snap.job_builds[i] == builds[i] exactly when the
 // job there, with its tasks at their new offset, is that build; jobs and tasks are sized for the
 // layout. Both layouts are in key order, so a kept job's source never lies under the place of a
 // kept job moved before it: those moving towards the front go first to last, the others last to
 // first.
-void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts, size_t task_count,
-                  ClusterSnapshot& snap) {
+void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts, ClusterSnapshot& snap) {
   const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
   snap.job_builds.resize(spent);
   std::vector<TaskId> spent_offset(spent);
@@ -395,6 +394,7 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
     if (it == spent_slot.end()) continue;
     moved.push_back({it->second, i, static_cast<size_t>(spent_offset[it->second]), offset, tasks});
   }
+  const size_t task_count = offset;  // every job's tasks, laid out
   snap.jobs.resize(std::max(snap.jobs.size(), builds.size()));
   snap.job_builds.resize(std::max(spent, builds.size()), 0);
   snap.tasks.resize(std::max(snap.tasks.size(), task_count));
@@ -561,22 +561,18 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   }
   dirty_jobs_.clear();
 
-  // Sized once: a session's snapshot copies every job and task, and regrowing the vectors
-  // moved them all again (a tenth of a backlogged session's cost).
-  const size_t job_count = existing_blocks_.size();
-  size_t task_count = 0;
-  for (const auto& [key, block] : existing_blocks_) task_count += block->tasks.size();
   // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
-  // go between sessions, shifting the rest), so that only new builds are copied from blocks.
+  // go between sessions, shifting the rest), so that only new builds are copied from blocks;
+  // jobs and tasks are sized once (regrowing the vectors moved them all again).
   std::vector<uint64_t> builds;
   std::vector<int32_t> task_counts;
-  builds.reserve(job_count);
-  task_counts.reserve(job_count);
+  builds.reserve(existing_blocks_.size());
+  task_counts.reserve(existing_blocks_.size());
   for (const auto& [key, block] : existing_blocks_) {
     builds.push_back(block->build);
     task_counts.push_back(static_cast<int32_t>(block->tasks.size()));
   }
-  MoveKeptJobs(builds, task_counts, task_count, snap);
+  MoveKeptJobs(builds, task_counts, snap);
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (const auto& [key, block_ptr] : existing_blocks_) {

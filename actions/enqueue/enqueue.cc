@@ -1,7 +1,6 @@
 #include "actions/enqueue/enqueue.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -90,30 +89,36 @@ class ClusterHeadroom {
 // per job. Off with the sessions' memory (`--no-skip`), which judges every job on its own.
 class AlikeRefusals {
  public:
-  explicit AlikeRefusals(const Session& session)
-      : session_(session), enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()) {}
-
-  // The refusal of a job alike to `job` in the current state, or null.
-  const WaitReason* Find(const JobInfo& job, const Resources& need) {
-    if (!Applies(job)) return nullptr;
-    auto it = refusals_.find(Facts{job.queue, job.priority, job.phase, &job.min_resources, &need});
-    return it == refusals_.end() ? nullptr : &it->second;
-  }
-  void Remember(const JobInfo& job, const Resources& need, const WaitReason& refusal) {
-    if (!Applies(job)) return;
-    // The key points at the job's own minResources and a copy of its need, which outlive the map.
-    needs_.push_back(need);
-    refusals_.try_emplace(Facts{job.queue, job.priority, job.phase, &job.min_resources, &needs_.back()}, refusal);
-  }
-
- private:
+  // A job's admission facts; `min_resources` points into the session's job table.
   struct Facts {
     QueueId queue;
     int32_t priority;
     PodGroupPhase phase;
     const Resources* min_resources;
-    const Resources* need;
+    Resources need;
   };
+
+  explicit AlikeRefusals(const Session& session)
+      : session_(session), enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()) {}
+
+  // The job's facts when every admission hook judges it by them alone, else nullopt.
+  std::optional<Facts> FactsOf(const JobInfo& job, const Resources& need) {
+    if (!enabled_ || !session_.JudgedByAdmissionFacts(job)) return std::nullopt;
+    // An admission changes the state: what was refused before it may pass after.
+    if (version_ != session_.state_version()) {
+      version_ = session_.state_version();
+      refusals_.clear();
+    }
+    return Facts{job.queue, job.priority, job.phase, &job.min_resources, need};
+  }
+  // The refusal of a job with these facts in the current state, or null.
+  const WaitReason* Find(const Facts& facts) const {
+    auto it = refusals_.find(facts);
+    return it == refusals_.end() ? nullptr : &it->second;
+  }
+  void Remember(Facts facts, const WaitReason& refusal) { refusals_.try_emplace(std::move(facts), refusal); }
+
+ private:
   struct FactsHash {
     size_t operator()(const Facts& f) const {
       return static_cast<size_t>(StateHash()
@@ -121,31 +126,20 @@ class AlikeRefusals {
                                      .Add(f.priority)
                                      .Add(static_cast<int32_t>(f.phase))
                                      .Add(*f.min_resources)
-                                     .Add(*f.need)
+                                     .Add(f.need)
                                      .value());
     }
   };
   struct FactsEq {
     bool operator()(const Facts& a, const Facts& b) const {
       return a.queue == b.queue && a.priority == b.priority && a.phase == b.phase &&
-             *a.min_resources == *b.min_resources && *a.need == *b.need;
+             *a.min_resources == *b.min_resources && a.need == b.need;
     }
   };
-
-  bool Applies(const JobInfo& job) {
-    if (!enabled_ || !session_.JudgedByAdmissionFacts(job)) return false;
-    // An admission changes the state: what was refused before it may pass after.
-    if (version_ != session_.state_version()) {
-      version_ = session_.state_version();
-      refusals_.clear();
-    }
-    return true;
-  }
 
   const Session& session_;
   const bool enabled_;
   uint64_t version_ = UINT64_MAX;
-  std::deque<Resources> needs_;
   absl::flat_hash_map<Facts, WaitReason, FactsHash, FactsEq> refusals_;
 };
 
@@ -199,7 +193,8 @@ class EnqueueAction : public Action {
     // not admitted at all: admitted, it would hold its queue's capability for nothing.
     // The cluster's headroom and the hooks' answers change only with the session state.
     const Resources need = AdmissionRequest(session, job);
-    if (const WaitReason* same = alike.Find(job, need)) {
+    std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job, need);
+    if (const WaitReason* same = facts ? alike.Find(*facts) : nullptr) {
       session.SetWaitReason(job.id, *same);
       return;
     }
@@ -209,7 +204,7 @@ class EnqueueAction : public Action {
       refusal = QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability");
     }
     if (refusal) {
-      alike.Remember(job, need, *refusal);
+      if (facts) alike.Remember(*std::move(facts), *refusal);
       session.SetWaitReason(job.id, *std::move(refusal));
       return;
     }

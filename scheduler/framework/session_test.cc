@@ -93,5 +93,24 @@ TEST_CASE("a reason set as the owner has it makes no update until something else
   CHECK(*session.job_updates().front().waiting == held);
 }
 
+TEST_CASE("a job is judged by its admission facts only when every admission hook says it may be") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("waiting", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  b.Job("admitted", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kInqueue});
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const JobInfo& waiting = session.job(session.cluster().FindJob("default/waiting"));
+  const JobInfo& admitted = session.job(session.cluster().FindJob("default/admitted"));
+  CHECK(session.JudgedByAdmissionFacts(waiting));
+  // proportion counts an admitted job in its queue's inqueue: its own promise is in the answer.
+  CHECK_FALSE(session.JudgedByAdmissionFacts(admitted));
+  // A hook that does not say which jobs it judges by facts alone judges every job on its own.
+  session.AddJobEnqueueableFn([](const JobInfo&) { return kAbstain; });
+  CHECK_FALSE(session.JudgedByAdmissionFacts(waiting));
+}
+
 }  // namespace
 }  // namespace lahar

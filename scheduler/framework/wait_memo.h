@@ -46,10 +46,6 @@ class WaitMemo {
 
   // The job order a list of jobs (named by `list`) had in the last session, by creation order
   // (JobInfo::creation_order): see SortInJobOrder.
-  const std::vector<int64_t>* LastOrder(std::string_view list) const {
-    auto it = orders_.find(list);
-    return it == orders_.end() ? nullptr : &it->second;
-  }
   std::vector<int64_t>& OrderOf(std::string_view list) {
     auto it = orders_.find(list);
     if (it == orders_.end()) it = orders_.emplace(std::string(list), std::vector<int64_t>()).first;
