@@ -14,6 +14,21 @@
 namespace lahar {
 namespace {
 
+uint64_t HashReason(const WaitReason& reason) {
+  StateHash hash;
+  hash.Add(static_cast<int32_t>(reason.kind)).Add(reason.subject).Add(reason.limit).Add(reason.detail);
+  if (reason.shortage) {
+    hash.Add(static_cast<int32_t>(reason.shortage->resource))
+        .Add(reason.shortage->limit)
+        .Add(reason.shortage->used)
+        .Add(reason.shortage->need);
+  }
+  hash.Add(reason.pods).Add(reason.of).Add(static_cast<int64_t>(reason.counts.size()));
+  for (const auto& [text, count] : reason.counts) hash.Add(text).Add(count);
+  for (const std::string& name : reason.names) hash.Add(name);
+  return hash.value();
+}
+
 std::string Key(std::string_view ns, std::string_view name) { return StrCat(ns, "/", name); }
 
 // Job keys of lone pods carry a suffix so that a pod never joins a PodGroup of its own name.
@@ -345,7 +360,18 @@ void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& 
   // A job whose block is rebuilt before the next snapshot is told its reason again.
   if (dirty_jobs_.count(it->first) > 0) return;
   std::shared_ptr<const WaitReason>& reported = it->second.job.reported_wait;
-  if (reported == nullptr || !(*reported == reason)) reported = std::make_shared<const WaitReason>(reason);
+  if (reported != nullptr && *reported == reason) return;
+  std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
+  std::shared_ptr<const WaitReason> equal = interned.lock();
+  if (equal == nullptr || !(*equal == reason)) {
+    equal = std::make_shared<const WaitReason>(reason);
+    interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
+  }
+  reported = std::move(equal);
+  if (reported_reasons_.size() >= reported_reasons_purge_at_) {
+    absl::erase_if(reported_reasons_, [](const auto& entry) { return entry.second.expired(); });
+    reported_reasons_purge_at_ = std::max<size_t>(64, 2 * reported_reasons_.size());
+  }
 }
 
 const Pod* ClusterCache::FindPod(std::string_view key) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "api/cluster_info.h"
 #include "api/objects.h"
@@ -170,6 +171,10 @@ class ClusterCache {
   mutable std::vector<std::pair<std::string_view, JobBlock*>> existing_blocks_;
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
+  // Reported reasons by hash: jobs that reported equal reasons share one object, so that a
+  // session finds a reason unchanged by its address (most waiting jobs share a few reasons).
+  absl::flat_hash_map<uint64_t, std::weak_ptr<const WaitReason>> reported_reasons_;
+  size_t reported_reasons_purge_at_ = 64;  // drops the expired entries when the map reaches it
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
   uint64_t next_version_ = 0;  // pod, PodGroup and node versions come from it
   int64_t next_creation_order_ = 0;

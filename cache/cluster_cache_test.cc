@@ -227,6 +227,35 @@ TEST_CASE("a reported reason is kept until the job's objects change") {
   CHECK(cache.Snapshot(4).jobs.size() == 1);
 }
 
+TEST_CASE("jobs that reported equal reasons share one reported object, and unequal ones do not") {
+  ClusterCache cache;
+  for (const char* name : {"a", "b", "c"}) {
+    Pod pod = LonePod(name);
+    pod.requests.Set(kCpu, 1000);
+    cache.UpsertPod(pod);
+  }
+  const ClusterSnapshot first = cache.Snapshot(0);
+  const WaitReason closed{.kind = WaitKind::kQueueClosed, .subject = "default"};
+  const WaitReason other_queue{.kind = WaitKind::kQueueClosed, .subject = "other"};
+  cache.NoteWaitReported(first.jobs.at(0).key(), closed);
+  cache.NoteWaitReported(first.jobs.at(1).key(), WaitReason(closed));
+  cache.NoteWaitReported(first.jobs.at(2).key(), other_queue);
+  const ClusterSnapshot noted = cache.Snapshot(1);
+  REQUIRE(noted.jobs.at(0).reported_wait != nullptr);
+  CHECK(noted.jobs.at(0).reported_wait == noted.jobs.at(1).reported_wait);  // one object
+  REQUIRE(noted.jobs.at(2).reported_wait != nullptr);
+  CHECK(*noted.jobs.at(2).reported_wait == other_queue);
+  CHECK(*noted.jobs.at(0).reported_wait == closed);
+  // Once no job holds a reason, an equal one reported later is a new object, still shared.
+  cache.NoteWaitReported(first.jobs.at(0).key(), other_queue);
+  cache.NoteWaitReported(first.jobs.at(1).key(), other_queue);
+  const ClusterSnapshot moved = cache.Snapshot(2);
+  CHECK(moved.jobs.at(0).reported_wait == moved.jobs.at(2).reported_wait);
+  CHECK(moved.jobs.at(1).reported_wait == moved.jobs.at(2).reported_wait);
+  cache.NoteWaitReported(first.jobs.at(2).key(), closed);
+  CHECK(*cache.Snapshot(3).jobs.at(2).reported_wait == closed);
+}
+
 TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not placed") {
   ClusterCache cache;
   AddNode(cache, "n1", 8000);

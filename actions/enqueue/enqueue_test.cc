@@ -107,6 +107,26 @@ TEST_CASE("enqueue: jobs alike in their admission facts share a refusal only unt
   }
 }
 
+TEST_CASE("enqueue: alike jobs that reported the same reason make no update; one that reported another does") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=2");
+  for (const char* name : {"a", "b", "c"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=3"}}, .phase = kPending});
+  }
+  WaitMemo memo;
+  SessionOutcome first = RunSession(b, kEnqueueOnly, 0, &memo);
+  const std::string held = "queue capped: capability cpu 2, allocated 0, needs 3";
+  for (const char* job : {"default/a", "default/b", "default/c"}) CHECK(first.job_updates.at(job).message() == held);
+  Apply(b, first);
+  CHECK(RunSession(b, kEnqueueOnly, 1000, &memo).job_updates.empty());
+  // The owner of c took another reason since (an update it applied late): only c is told again.
+  b.cache().NoteWaitReported("default/c", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "capped"});
+  SessionOutcome third = RunSession(b, kEnqueueOnly, 2000, &memo);
+  REQUIRE(third.job_updates.size() == 1);
+  CHECK(third.job_updates.at("default/c").message() == held);
+}
+
 TEST_CASE("enqueue: queues come in share order") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4");

@@ -702,12 +702,25 @@ bool Session::AsReported(JobId job, const WaitReason& reason) {
   return same;
 }
 
-void Session::SetWaitReason(JobId job, WaitReason&& reason) {
-  if (!AsReported(job, reason)) UpdateFor(job).waiting = std::move(reason);
+bool Session::SetWaitReason(JobId job, WaitReason&& reason) {
+  if (AsReported(job, reason)) return true;
+  UpdateFor(job).waiting = std::move(reason);
+  return false;
 }
 
-void Session::SetWaitReason(JobId job, const WaitReason& reason) {
-  if (!AsReported(job, reason)) UpdateFor(job).waiting = reason;
+bool Session::SetWaitReason(JobId job, const WaitReason& reason) {
+  if (AsReported(job, reason)) return true;
+  UpdateFor(job).waiting = reason;
+  return false;
+}
+
+void Session::KeepReportedWait(JobId job) {
+  const WaitReason& reported = *cluster_.jobs[job].reported_wait;
+  if (job_update_index_[job] >= 0) {
+    UpdateFor(job).waiting = reported;
+  } else {
+    reason_as_reported_[job] = true;
+  }
 }
 
 void Session::ReportQueueDeserved(QueueId queue, Resources deserved) {

@@ -408,9 +408,13 @@ class Session {
   void RecordEviction(TaskId task, std::string reason) { evictions_.push_back({task, std::move(reason)}); }
   // Sets the job's phase for the status update (e.g. Pending -> Inqueue).
   void SetJobPhase(JobId job, PodGroupPhase phase);
-  // Records why a job waits this session (the last reason set wins).
-  void SetWaitReason(JobId job, WaitReason&& reason);
-  void SetWaitReason(JobId job, const WaitReason& reason);
+  // Records why a job waits this session (the last reason set wins). True when it is the
+  // reason the job reported (JobInfo::reported_wait) and no update was made for the job.
+  bool SetWaitReason(JobId job, WaitReason&& reason);
+  bool SetWaitReason(JobId job, const WaitReason& reason);
+  // SetWaitReason with the reason the job reported (reported_wait, which must be set), for a
+  // caller that knows them equal (the same shared object was found equal for another job).
+  void KeepReportedWait(JobId job);
   // Whether an action set the job's reason this session.
   bool HasWaitReason(JobId job) const {
     const int32_t index = job_update_index_[job];

@@ -83,7 +83,7 @@ TEST_CASE("a reason set as the owner has it makes no update until something else
   Session& session = **opened;
   const JobId job = session.cluster().jobs.front().id;
   CHECK_FALSE(session.HasWaitReason(job));
-  session.SetWaitReason(job, held);
+  CHECK(session.SetWaitReason(job, held));  // as the owner has it
   CHECK(session.HasWaitReason(job));  // gang's closing explanation must not overwrite it
   CHECK(session.job_updates().empty());
   // A phase change reports the job, with the reason it was given.
@@ -91,6 +91,34 @@ TEST_CASE("a reason set as the owner has it makes no update until something else
   REQUIRE(session.job_updates().size() == 1);
   REQUIRE(session.job_updates().front().waiting.has_value());
   CHECK(*session.job_updates().front().waiting == held);
+}
+
+TEST_CASE("keeping the reported reason makes no update, and carries it into one made later") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2");
+  b.Job("wide", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
+  b.Job("other", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
+  const WaitReason held{.kind = WaitKind::kQueueLimit, .subject = "default", .limit = "capability"};
+  b.Snapshot(0);
+  b.cache().NoteWaitReported("default/wide", held);
+  b.cache().NoteWaitReported("default/other", held);
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(1000), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const JobId wide = session.cluster().FindJob("default/wide");
+  const JobId other = session.cluster().FindJob("default/other");
+  session.KeepReportedWait(wide);
+  CHECK(session.HasWaitReason(wide));
+  CHECK(session.job_updates().empty());
+  session.SetJobPhase(wide, PodGroupPhase::kInqueue);
+  REQUIRE(session.job_updates().size() == 1);
+  CHECK(session.job_updates().front().waiting == held);
+  // A job with an update already gets the reported reason on it.
+  session.SetJobPhase(other, PodGroupPhase::kInqueue);
+  session.KeepReportedWait(other);
+  REQUIRE(session.job_updates().size() == 2);
+  CHECK(session.job_updates().back().waiting == held);
 }
 
 TEST_CASE("a job is judged by its admission facts only when every admission hook says it may be") {
