@@ -65,6 +65,7 @@ class ElasticPlugin : public Plugin {
     }
     // A job holding no node adds nothing of its own to the vote's totals (AddContribution).
     session.AddJobEnqueueableFn([this](const JobInfo& job) { return EnqueueVote(job); }, HoldsNoNode);
+    session.AddJobEnqueuedFn([this](const JobInfo& job, const Resources&) { MoveAdmittedContribution(job); });
   }
 
  private:
@@ -248,8 +249,13 @@ class ElasticPlugin : public Plugin {
 
   // What one job adds to the cluster's room for an elastic job's min (its elastic workers, less
   // what it lacks of its own min once admitted) and to its queue's commitments.
+  static bool CountsAdmitted(const JobInfo& job) {
+    return job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning;
+  }
   void AddContribution(const JobInfo& job, Resources& free, Resources& committed) {
-    const bool admitted = job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning;
+    AddContribution(job, CountsAdmitted(job), free, committed);
+  }
+  void AddContribution(const JobInfo& job, bool admitted, Resources& free, Resources& committed) {
     const Resources& elastic = ElasticRequest(job);
     free += elastic;
     Resources min_part = job.allocated - elastic;  // the placed part of its min
@@ -265,6 +271,8 @@ class ElasticPlugin : public Plugin {
   // session's votes cost one pass over the jobs per admission, not one per waiting job.
   struct VoteTotals {
     uint64_t version = UINT64_MAX;
+    uint64_t job_changes = 0;   // Session::job_changes() when they were last right
+    uint64_t task_changes = 0;  // Session::task_state_changes() when summed
     Resources free;
     std::vector<Resources> committed;  // per queue
   };
@@ -272,6 +280,8 @@ class ElasticPlugin : public Plugin {
     if (totals_.version != session_->state_version()) {
       totals_ = VoteTotals();
       totals_.version = session_->state_version();
+      totals_.job_changes = session_->job_changes();
+      totals_.task_changes = session_->task_state_changes();
       totals_.committed.resize(session_->cluster().queues.size());
       Resources ignored;
       for (const JobInfo& other : session_->cluster().jobs) {
@@ -279,6 +289,25 @@ class ElasticPlugin : public Plugin {
       }
     }
     return totals_;
+  }
+
+  // An admission changes only its job's phase: when nothing else changed since the totals were
+  // summed, its contribution is moved from pending to admitted instead of summing every job anew
+  // for the next vote (exact: the sums are of integers).
+  void MoveAdmittedContribution(const JobInfo& job) {
+    if (totals_.version == UINT64_MAX || job.queue == kNoId || !CountsAdmitted(job) ||
+        totals_.task_changes != session_->task_state_changes() || totals_.job_changes + 1 != session_->job_changes()) {
+      return;  // summed anew at the next vote
+    }
+    Resources free_before, committed_before, free_after, committed_after;
+    AddContribution(job, /*admitted=*/false, free_before, committed_before);
+    AddContribution(job, /*admitted=*/true, free_after, committed_after);
+    totals_.free += free_after;
+    totals_.free -= free_before;
+    totals_.committed[job.queue] += committed_after;
+    totals_.committed[job.queue] -= committed_before;
+    totals_.version = session_->state_version();
+    totals_.job_changes = session_->job_changes();
   }
 
   int EnqueueVote(const JobInfo& job) {

@@ -235,6 +235,7 @@ TEST_CASE("enqueue: elastic workers count as free, within the queue's capability
     pending("too-big", "default", 7);  // 6 < 7
     pending("capped", "research", 5);  // queue: run's min part 2 + 5 = 7 > capability 6
     pending("cap-ok", "research", 4);  // 2 + 4 = 6 <= 6
+    pending("one", "research", 1);     // 2 + 1 = 3 <= 6
     return b;
   };
   // Tier 2 rejects everything: a job is enqueueable only if elastic (tier 1) permits it.
@@ -269,6 +270,16 @@ tiers:
     const JobInfo& fits = Job(*session, "fits");
     session->AdmitJob(fits.id, fits.min_resources);
     CHECK_FALSE(session->JobEnqueueable(Job(*session, "cap-ok")));  // 6 - 4 = 2 < 4
+  }
+  {
+    // ... and its queue's commitment: research holds 2 + 4 once cap-ok is admitted.
+    ClusterBuilder b = cluster();
+    auto session = Open(b, config);
+    CHECK(session->JobEnqueueable(Job(*session, "one")));
+    const JobInfo& cap_ok = Job(*session, "cap-ok");
+    session->AdmitJob(cap_ok.id, cap_ok.min_resources);
+    CHECK_FALSE(session->JobEnqueueable(Job(*session, "one")));  // 6 + 1 > 6
+    CHECK_FALSE(session->JobEnqueueable(Job(*session, "fits")));  // free 6 - 4 = 2 < 4
   }
   {
     // Another queue's guarantee leaves research a real capability of min(6, 8 - 4) = 4 GPUs.

@@ -273,6 +273,11 @@ class Session {
     PerVersion starving_in_order;     // StarvingJobs, by state_version()
     std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
     std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
+    // ScalableJobs, by state_version() and job_changes() (a scale time is not undone with the
+    // tasks a statement discards).
+    uint64_t scalable_version = UINT64_MAX;
+    uint64_t scalable_job_changes = UINT64_MAX;
+    std::vector<bool> scalable;
     uint64_t fingerprint_version = UINT64_MAX;
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };
@@ -353,7 +358,8 @@ class Session {
   std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // The first refusal of the job admission hooks, or nullopt.
   std::optional<WaitReason> JobAdmissionRefusal(const JobInfo& job, const Resources& need) const;
-  // Sets the job Inqueue and tells the JobEnqueued hooks.
+  // Sets a Pending job Inqueue and tells the JobEnqueued hooks (which may rely on the phase it
+  // had: Pending).
   void AdmitJob(JobId job, const Resources& need);
   bool Overused(const QueueInfo& queue) const;
   // Per queue: whether it could be Overused at some point while the jobs of every queue q place

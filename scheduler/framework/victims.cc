@@ -28,9 +28,14 @@ using victims_internal::SomeNodeMayFit;
 using victims_internal::VictimOrder;
 
 std::vector<bool> ScalableJobs(const Session& session) {
-  std::vector<bool> scalable(session.cluster().jobs.size());
-  for (const JobInfo& job : session.cluster().jobs) scalable[job.id] = session.Scalable(job);
-  return scalable;
+  Session::Memos& memos = session.memos();
+  if (memos.scalable_version != session.state_version() || memos.scalable_job_changes != session.job_changes()) {
+    memos.scalable.assign(session.cluster().jobs.size(), false);
+    for (const JobInfo& job : session.cluster().jobs) memos.scalable[job.id] = session.Scalable(job);
+    memos.scalable_version = session.state_version();
+    memos.scalable_job_changes = session.job_changes();
+  }
+  return memos.scalable;
 }
 
 VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving) {
