@@ -111,16 +111,35 @@ class Allocator {
     }
 
     // The jobs set aside fail as they would have at their turn: a shape's reason is made once,
-    // and each job's differs only in its pod counts.
-    absl::flat_hash_map<Shape, WaitReason, ShapeHash, ShapeEq> reason_of;
+    // and each job's differs only in its pod counts. A job that reported the very object another
+    // job's equal reason was found equal to keeps it, without a reason made or compared.
+    struct Told {
+      int32_t pods, of;
+      const WaitReason* reported;  // JobInfo::reported_wait found equal, or null
+    };
+    struct ShapeReason {
+      WaitReason reason;
+      std::vector<Told> told;
+    };
+    absl::flat_hash_map<Shape, ShapeReason, ShapeHash, ShapeEq> reason_of;
     for (const DoomedJob& d : doomed_) {
       const JobInfo& job = session_.job(d.job);
       auto [it, inserted] = reason_of.try_emplace(d.shape);
-      if (inserted) it->second = NoFitReason(job, d.pods, *unplaceable_.at(d.shape).errors);
-      WaitReason reason = it->second;
+      if (inserted) it->second.reason = NoFitReason(job, d.pods, *unplaceable_.at(d.shape).errors);
+      std::vector<Told>& told = it->second.told;
+      auto same = std::find_if(told.begin(), told.end(),
+                               [&](const Told& t) { return t.pods == d.pods && t.of == job.min_available; });
+      if (same == told.end()) same = told.insert(told.end(), Told{d.pods, job.min_available, nullptr});
+      const WaitReason* reported = job.reported_wait.get();
+      if (reported != nullptr && reported == same->reported) {
+        LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(*reported);
+        session_.KeepReportedWait(job.id);
+        continue;
+      }
+      WaitReason reason = it->second.reason;
       reason.pods = d.pods;
       reason.of = job.min_available;
-      Wait(job, std::move(reason));
+      if (Wait(job, std::move(reason))) same->reported = reported;
     }
 
     // Held gangs bind in a later session, once the resources being released are free; what
@@ -291,9 +310,10 @@ class Allocator {
     Wait(job, where->none_fits());
   }
 
-  void Wait(const JobInfo& job, WaitReason reason) {
+  // True when the reason is the one the job reported (Session::SetWaitReason).
+  bool Wait(const JobInfo& job, WaitReason reason) {
     LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(reason);
-    session_.SetWaitReason(job.id, std::move(reason));
+    return session_.SetWaitReason(job.id, std::move(reason));
   }
 
   // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,

@@ -351,6 +351,27 @@ TEST_CASE("allocate: jobs that fit nowhere get the same reason whether set aside
   CHECK(out.job_updates.at("default/wide").message() == "1/1 pods unschedulable: 2 nodes have too little memory");
 }
 
+TEST_CASE("allocate: jobs set aside that reported the same reason make no update; one that reported another does") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4,memory=8Gi").Node("n2", "cpu=4,memory=8Gi");
+  for (const char* name : {"big-0", "big-1", "big-2"}) b.Job(name, {.tasks = {{"w", 1, "cpu=8"}}});
+  b.Job("pair", {.min = 2, .tasks = {{"w", 2, "cpu=8"}}});
+  WaitMemo memo;
+  SessionOutcome first = RunSession(b, kConfig, 0, &memo);
+  const std::string one = "1/1 pods unschedulable: 2 nodes have too little cpu";
+  for (const char* job : {"default/big-0", "default/big-1", "default/big-2"}) {
+    CHECK(first.job_updates.at(job).message() == one);
+  }
+  CHECK(first.job_updates.at("default/pair").message() == "2/2 pods unschedulable: 2 nodes have too little cpu");
+  testing::Apply(b, first);
+  CHECK(RunSession(b, kConfig, 1000, &memo).job_updates.empty());
+  // big-1's owner took another reason since: only big-1 is told again, and pair keeps its own.
+  b.cache().NoteWaitReported("default/big-1", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "default"});
+  SessionOutcome third = RunSession(b, kConfig, 2000, &memo);
+  REQUIRE(third.job_updates.size() == 1);
+  CHECK(third.job_updates.at("default/big-1").message() == one);
+}
+
 TEST_CASE("allocate: a job that fits nowhere in a queue that turns overused is told the queue's limit") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4").Node("n2", "cpu=4");

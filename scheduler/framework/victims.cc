@@ -296,14 +296,20 @@ void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resource
 }
 
 Resources FreeCapacity(const Session& session) {
-  Resources total;
-  for (const NodeInfo& node : session.cluster().nodes) {
-    if (!node.schedulable) continue;
-    Resources free = node.FutureIdle();
-    free.ClampNegativeToZero();
-    total += free;
+  Session::Memos& memos = session.memos();
+  if (memos.free_version != session.state_version() || memos.free_holds != session.holds_version()) {
+    Resources total;
+    for (const NodeInfo& node : session.cluster().nodes) {
+      if (!node.schedulable) continue;
+      Resources free = node.FutureIdle();
+      free.ClampNegativeToZero();
+      total += free;
+    }
+    memos.free_capacity = std::move(total);
+    memos.free_version = session.state_version();
+    memos.free_holds = session.holds_version();
   }
-  return total;
+  return memos.free_capacity;
 }
 
 VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_id, const VictimPolicy& policy,
