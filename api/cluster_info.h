@@ -56,8 +56,11 @@ inline bool IsPlaced(TaskStatus s) {
 inline bool HoldsNode(TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kReleasing; }
 
 struct TaskInfo {
+  // What a snapshot resets and most passes read first, on one cache line.
   TaskId id = kNoId;
   JobId job = kNoId;
+  TaskStatus status = TaskStatus::kPending;
+  NodeId node = kNoId;
   std::shared_ptr<const Pod> pod;  // immutable: names, labels, constraints
   Resources request;               // effective requests (no "pods" entry: counted separately)
   Resources limit;                 // effective limits (missing limits = requests)
@@ -70,8 +73,6 @@ struct TaskInfo {
   // Tasks with the same scheduling constraints (selector, affinity, tolerations, gates) share a class,
   // so predicate plugins can cache node results per class instead of per pod.
   int32_t constraint_class = 0;
-  TaskStatus status = TaskStatus::kPending;
-  NodeId node = kNoId;
 
   const std::string& name() const { return pod->meta.name; }
   const std::string& namespace_() const { return pod->meta.namespace_; }
@@ -79,43 +80,45 @@ struct TaskInfo {
 };
 
 struct JobInfo {
+  // What every session pass reads comes first, so that a pass over thousands of waiting jobs
+  // touches a few cache lines of each (the names and annotations after them are read rarely).
   JobId id = kNoId;
+  QueueId queue = kNoId;
+  int32_t min_available = 1;
+  int32_t priority = 0;
+  PodGroupPhase phase = PodGroupPhase::kPending;
+  bool has_pod_group = true;   // false for a lone pod treated as a job of one
+  bool preemptable = true;     // PodGroup annotation volcano.sh/preemptable is not "false"
+  // Goodput (spec 3.2): the PodGroup carries a valid lahar.sh/throughput annotation, even empty,
+  // and the points it reports (below), sorted by size.
+  bool measured = false;
+  int64_t creation_order = 0;  // a strictly increasing arrival counter: ties in creation time
+  // Elastic bookkeeping, kept by the cache across sessions.
+  Millis last_scale_time = kNeverMillis;
+  std::array<int32_t, kTaskStatusCount> status_count{};
+  std::vector<TaskId> tasks;  // every non-terminated task, sorted by name
+  Resources allocated;  // requests of placed tasks
+  Resources request;    // requests of all tasks that are not finished
+  Resources min_resources;
+  // Why the job waits, as its owner (the simulator, the daemon) last took it from a session
+  // (ClusterCache::NoteWaitReported); null once the job's objects changed since. A session
+  // whose reason for the job is the same reports nothing for it (Session::Close).
+  std::shared_ptr<const WaitReason> reported_wait;
+
   std::string namespace_;
   std::string name;
   std::string uid;
-  QueueId queue = kNoId;
-  int32_t min_available = 1;
   std::map<std::string, int32_t, std::less<>> min_task_member;
-  Resources min_resources;
-  int32_t priority = 0;
   std::string priority_class_name;
-  PodGroupPhase phase = PodGroupPhase::kPending;
   int64_t creation_timestamp = 0;
-  int64_t creation_order = 0;  // a strictly increasing arrival counter: ties in creation time
-  bool has_pod_group = true;   // false for a lone pod treated as a job of one
-  bool preemptable = true;     // PodGroup annotation volcano.sh/preemptable is not "false"
-  // Elastic bookkeeping, kept by the cache across sessions.
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset
   Millis sla_waiting_time = -1;   // PodGroup annotation (volcano.sh/)sla-waiting-time, -1 when unset
-  Millis last_scale_time = kNeverMillis;
-  // Goodput (spec 3.2): the PodGroup carries a valid lahar.sh/throughput annotation, even empty,
-  // and the points it reports, sorted by size.
-  bool measured = false;
   std::vector<ThroughputPoint> throughput;
   // PodGroup spec.networkTopology (spec 3.3), when set.
   std::optional<NetworkTopology> network_topology;
   // A digest of the job's objects as the cache last received them (PodGroup, pods) and of its
   // last scale time: equal while none of them changed. The phase is not in it.
   uint64_t version = 0;
-  // Why the job waits, as its owner (the simulator, the daemon) last took it from a session
-  // (ClusterCache::NoteWaitReported); null once the job's objects changed since. A session
-  // whose reason for the job is the same reports nothing for it (Session::Close).
-  std::shared_ptr<const WaitReason> reported_wait;
-
-  std::vector<TaskId> tasks;  // every non-terminated task, sorted by name
-  std::array<int32_t, kTaskStatusCount> status_count{};
-  Resources allocated;  // requests of placed tasks
-  Resources request;    // requests of all tasks that are not finished
 
   std::string key() const { return namespace_ + "/" + name; }
   int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
