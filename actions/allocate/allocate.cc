@@ -69,7 +69,8 @@ class Allocator {
 
     // Jobs to visit, per queue: admitted, valid, with pending pods and short of their min.
     std::vector<std::vector<JobId>> jobs_of(session_.queues().size());
-    for (JobInfo& job : session_.jobs()) {
+    for (JobId id : session_.LiveJobs()) {
+      JobInfo& job = session_.job(id);
       if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0) continue;
       // Fast path for the common case; jobs with role minimums are settled by TasksToReachMin.
       if (job.min_task_member.empty() &&

@@ -33,7 +33,8 @@ class BackfillAction : public Action {
     auto before = [&session](JobId a, JobId b) { return session.JobOrderLess(session.job(a), session.job(b)); };
     std::vector<JobId> jobs;      // may place something
     std::vector<JobId> blockers;  // only hold back what comes after them
-    for (const JobInfo& job : session.jobs()) {
+    for (JobId id : session.LiveJobs()) {
+      const JobInfo& job = session.job(id);
       if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0 || QueueUnusable(session.queue(job.queue))) continue;
       if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
       switch (Role(session, job)) {

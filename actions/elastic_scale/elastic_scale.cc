@@ -109,7 +109,8 @@ class ElasticScaleAction : public Action {
     };
     std::priority_queue<JobId, std::vector<JobId>, decltype(first_served_on_top)> jobs(
         first_served_on_top);
-    for (const JobInfo& job : session.cluster().jobs) {
+    for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
+      const JobInfo& job = session.job(id);
       if (!ElasticEligible(session, job) || !session.queue(job.queue).open) continue;
       if (job.Count(TaskStatus::kPending) == 0 || !scalable[job.id] || kept.gives_up_workers[job.id]) continue;
       if (!MinPlaced(session, job)) continue;

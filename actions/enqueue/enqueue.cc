@@ -41,7 +41,8 @@ class ClusterHeadroom {
     if (config.HasAction("reclaim")) {
       const size_t queues = session.cluster().queues.size();
       std::vector<Resources> held(queues);
-      for (const JobInfo& job : session.cluster().jobs) {
+      for (JobId id : session.LiveJobs()) {  // the others hold nothing
+        const JobInfo& job = session.job(id);
         if (job.queue != kNoId) held[job.queue] += job.allocated;
       }
       lent_.resize(queues);

@@ -20,9 +20,10 @@ class DrfPlugin : public Plugin {
   void OnSessionOpen(Session& session) override {
     total_ = session.cluster().total_allocatable;
     const auto& jobs = session.cluster().jobs;
-    allocated_.resize(jobs.size());
-    share_.resize(jobs.size());
-    for (const JobInfo& job : jobs) {
+    allocated_.assign(jobs.size(), Resources());
+    share_.assign(jobs.size(), 0.0);
+    for (JobId id : session.LiveJobs()) {  // the others hold nothing: a share of 0
+      const JobInfo& job = jobs[id];
       allocated_[job.id] = job.allocated;
       share_[job.id] = DominantShare(job.allocated, total_);
     }

@@ -28,7 +28,8 @@ class OvercommitPlugin : public Plugin {
       allocatable_ += node.allocatable;
       admitted_ += node.used;  // every pod, other schedulers' included
     }
-    for (const JobInfo& job : session.cluster().jobs) {
+    for (JobId id : session.LiveJobs()) {  // a Pending job is not admitted
+      const JobInfo& job = session.job(id);
       if (!job.has_pod_group || !IsAdmitted(job)) continue;
       admitted_ += AdmissionRequest(session, job);  // what it still lacks of its min
     }

@@ -268,7 +268,8 @@ const std::vector<JobId>& StarvingJobIds(const Session& session) {
   Session::Memos::PerVersion& memo = session.memos().starving_jobs;
   if (memo.version == session.state_version()) return memo.ids;
   memo.ids.clear();
-  for (const JobInfo& job : session.cluster().jobs) {
+  for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
+    const JobInfo& job = session.job(id);
     if (!ElasticEligible(session, job)) continue;
     const std::vector<TaskId>* missing = UnplacedMinTasks(session, job);
     if (missing == nullptr || missing->empty()) continue;

@@ -104,6 +104,20 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   job_scope_.assign(cluster_.jobs.size(), nullptr);
   memos_.reach_min.resize(cluster_.jobs.size());
   memos_.elastic_workers.resize(cluster_.jobs.size());
+  live_.assign(cluster_.jobs.size(), false);
+  for (const JobInfo& job : cluster_.jobs) {
+    const int32_t holds_nothing = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) +
+                                  job.Count(TaskStatus::kFailed);
+    if (job.phase == PodGroupPhase::kPending && holds_nothing == static_cast<int32_t>(job.tasks.size())) continue;
+    live_[job.id] = true;
+    live_jobs_.push_back(job.id);
+  }
+}
+
+void Session::MakeLive(JobId job) {
+  if (live_[job]) return;
+  live_[job] = true;
+  live_jobs_.insert(std::lower_bound(live_jobs_.begin(), live_jobs_.end(), job), job);
 }
 
 Session::~Session() = default;
@@ -151,7 +165,8 @@ void Session::Close() {
   if (closed_) return;
   for (auto& plugin : plugins_) plugin->OnSessionClose(*this);
   // A job that has its gang is Running; the phase is what users and `enqueue` see next time.
-  for (JobInfo& job : cluster_.jobs) {
+  for (JobId id : live_jobs_) {  // sets only live jobs' phases: the list holds
+    JobInfo& job = cluster_.jobs[id];
     if (job.phase == PodGroupPhase::kCompleted) continue;
     if (job.ReadyCount() >= job.min_available && job.PlacedCount() > 0 &&
         job.phase != PodGroupPhase::kRunning) {
@@ -564,6 +579,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;
   const NodeId old_node = task.node;
+  MakeLive(job.id);
   ++task_state_changes_;
   // Only placing a pending task or binding an allocated one leaves every node at most as free
   // as before; anything else may make nodes feasible again for cached searches.
@@ -685,6 +701,7 @@ void Session::SettleUpdates() {
 }
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
+  MakeLive(job);
   ++job_changes_;
   state_version_ = ++version_counter_;
   UpdateFor(job).phase = phase;

@@ -236,6 +236,11 @@ class Session {
   const JobInfo& job(JobId id) const { return cluster_.jobs[id]; }
   const NodeInfo& node(NodeId id) const { return cluster_.nodes[id]; }
   const QueueInfo& queue(QueueId id) const { return cluster_.queues[id]; }
+  // Every job but those Pending with no task placed, pipelined or releasing (jobs waiting to be
+  // admitted, most of a backlog), in id order: the jobs that every action but enqueue works on.
+  // A job joins when its phase or a task of it changes; a pass that changes the phase of a job
+  // not in it must not hold the list meanwhile.
+  const std::vector<JobId>& LiveJobs() const { return live_jobs_; }
   std::vector<TaskInfo>& tasks() { return cluster_.tasks; }
   std::vector<JobInfo>& jobs() { return cluster_.jobs; }
   std::vector<NodeInfo>& nodes() { return cluster_.nodes; }
@@ -499,6 +504,10 @@ class Session {
   std::vector<Hook<JobDomainsFn>> job_domains_;
   std::vector<Hook<ClusterAdmissionFn>> job_admission_;
   std::vector<const std::vector<NodeId>*> job_scope_;
+
+  std::vector<JobId> live_jobs_;  // LiveJobs()
+  std::vector<bool> live_;        // per job: in live_jobs_
+  void MakeLive(JobId job);
 
   NodeSearchOptions search_options_;
   NodeSearch search_;  // the actions' searches share it

@@ -93,6 +93,30 @@ TEST_CASE("a reason set as the owner has it makes no update until something else
   CHECK(*session.job_updates().front().waiting == held);
 }
 
+TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joined by a phase or task change") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a-waiting", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  b.Job("b-admitted", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kInqueue});
+  b.Job("c-evicted", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  b.Running("c-evicted-w-0", "n1");  // Pending again, its pod still on the node
+  b.Job("d-waiting", {.tasks = {{"w", 2, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const ClusterSnapshot& cluster = session.cluster();
+  const JobId a = cluster.FindJob("default/a-waiting");
+  const JobId b_admitted = cluster.FindJob("default/b-admitted");
+  const JobId c = cluster.FindJob("default/c-evicted");
+  const JobId d = cluster.FindJob("default/d-waiting");
+  CHECK(session.LiveJobs() == std::vector<JobId>{b_admitted, c});
+  session.AdmitJob(d, Resources());
+  CHECK(session.LiveJobs() == std::vector<JobId>{b_admitted, c, d});
+  session.SetTaskStatus(session.job(a).tasks.front(), TaskStatus::kPipelined, 0);
+  CHECK(session.LiveJobs() == std::vector<JobId>{a, b_admitted, c, d});
+}
+
 TEST_CASE("keeping the reported reason makes no update, and carries it into one made later") {
   ClusterBuilder b;
   b.Node("n1", "cpu=2");

@@ -100,7 +100,8 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
       if (task.node != kNoId) on_nodes.emplace_back(task.node, t);
     }
   };
-  for (const JobInfo& job : session.cluster().jobs) {
+  for (JobId id : session.LiveJobs()) {  // a Pending job is never a victim (ElasticEligible)
+    const JobInfo& job = session.job(id);
     if (job.id == starving.id) continue;
     const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
     if (kind == VictimKind::kNone) continue;
@@ -179,7 +180,8 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     // resources (the cpu of a GPU job) they never reach it.
     const std::map<QueueId, Resources>& deserved = session.queue_deserved();
     std::vector<Resources> queue_allocated(session.queues().size());
-    for (const JobInfo& job : session.cluster().jobs) {
+    for (JobId id : session.LiveJobs()) {  // the others hold nothing
+      const JobInfo& job = session.job(id);
       if (job.queue != kNoId) queue_allocated[job.queue] += job.allocated;
     }
     auto above_share = [&](QueueId queue) {

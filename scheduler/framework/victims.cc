@@ -161,7 +161,8 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   if (cluster.topology) hash.Add(cluster.topology->digest);
   // Jobs holding or promised resources (the victims and what they hold), in job order.
   hash.Add(uint64_t{0xa11});
-  for (const JobInfo& job : cluster.jobs) {
+  for (JobId id : session.LiveJobs()) {  // the others hold nothing
+    const JobInfo& job = cluster.jobs[id];
     const int32_t unplaced = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) + job.Count(TaskStatus::kFailed);
     if (static_cast<size_t>(unplaced) < job.tasks.size()) HashJob(session, job, scalable, hash);
   }
