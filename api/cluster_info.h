@@ -125,6 +125,10 @@ struct JobInfo {
   // Placed tasks plus succeeded ones: what gang readiness counts.
   int32_t ReadyCount() const;
   int32_t PlacedCount() const;
+  // No task placed, pipelined or releasing: the job holds, and is promised, nothing on any node.
+  bool HoldsNothing() const {
+    return PlacedCount() == 0 && Count(TaskStatus::kPipelined) == 0 && Count(TaskStatus::kReleasing) == 0;
+  }
   // Pods the owner created: `tasks` holds every pod of the job, finished ones included.
   int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) - Count(TaskStatus::kFailed); }
   bool IsElastic() const { return MaxCount() > min_available; }

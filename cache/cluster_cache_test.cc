@@ -246,12 +246,13 @@ TEST_CASE("jobs that reported equal reasons share one reported object, and unequ
   REQUIRE(noted.jobs.at(2).reported_wait != nullptr);
   CHECK(*noted.jobs.at(2).reported_wait == other_queue);
   CHECK(*noted.jobs.at(0).reported_wait == closed);
-  // Once no job holds a reason, an equal one reported later is a new object, still shared.
+  // Reported again by other jobs: the object job c holds is shared, whoever reports it.
   cache.NoteWaitReported(first.jobs.at(0).key(), other_queue);
   cache.NoteWaitReported(first.jobs.at(1).key(), other_queue);
   const ClusterSnapshot moved = cache.Snapshot(2);
   CHECK(moved.jobs.at(0).reported_wait == moved.jobs.at(2).reported_wait);
   CHECK(moved.jobs.at(1).reported_wait == moved.jobs.at(2).reported_wait);
+  // No job holds `closed` any longer: reported again, it is made anew.
   cache.NoteWaitReported(first.jobs.at(2).key(), closed);
   CHECK(*cache.Snapshot(3).jobs.at(2).reported_wait == closed);
 }

@@ -111,36 +111,27 @@ class Allocator {
       turns.PutBack(q);
     }
 
-    // The jobs set aside fail as they would have at their turn: a shape's reason is made once,
-    // and each job's differs only in its pod counts. A job that reported the very object another
-    // job's equal reason was found equal to keeps it, without a reason made or compared.
+    // The jobs set aside fail as they would have at their turn: a shape's reason is made once
+    // per pod counts (the jobs alike in them are told it as one, Session::SharedWaitReason).
     struct Told {
       int32_t pods, of;
-      const WaitReason* reported;  // JobInfo::reported_wait found equal, or null
+      Session::SharedWaitReason shared;
     };
-    struct ShapeReason {
-      WaitReason reason;
-      std::vector<Told> told;
-    };
-    absl::flat_hash_map<Shape, ShapeReason, ShapeHash, ShapeEq> reason_of;
+    absl::flat_hash_map<Shape, std::vector<Told>, ShapeHash, ShapeEq> reasons_of;
     for (const DoomedJob& d : doomed_) {
       const JobInfo& job = session_.job(d.job);
-      auto [it, inserted] = reason_of.try_emplace(d.shape);
-      if (inserted) it->second.reason = NoFitReason(job, d.pods, *unplaceable_.at(d.shape).errors);
-      std::vector<Told>& told = it->second.told;
+      std::vector<Told>& told = reasons_of[d.shape];
       auto same = std::find_if(told.begin(), told.end(),
                                [&](const Told& t) { return t.pods == d.pods && t.of == job.min_available; });
-      if (same == told.end()) same = told.insert(told.end(), Told{d.pods, job.min_available, nullptr});
-      const WaitReason* reported = job.reported_wait.get();
-      if (reported != nullptr && reported == same->reported) {
-        LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(*reported);
-        session_.KeepReportedWait(job.id);
-        continue;
+      if (same == told.end()) {
+        WaitReason reason = told.empty() ? NoFitReason(job, d.pods, *unplaceable_.at(d.shape).errors)
+                                         : told.front().shared.reason;
+        reason.pods = d.pods;
+        reason.of = job.min_available;
+        same = told.insert(told.end(), Told{d.pods, job.min_available, {std::move(reason)}});
       }
-      WaitReason reason = it->second.reason;
-      reason.pods = d.pods;
-      reason.of = job.min_available;
-      if (Wait(job, std::move(reason))) same->reported = reported;
+      LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(same->shared.reason);
+      session_.SetSharedWaitReason(job.id, same->shared);
     }
 
     // Held gangs bind in a later session, once the resources being released are free; what
@@ -311,10 +302,9 @@ class Allocator {
     Wait(job, where->none_fits());
   }
 
-  // True when the reason is the one the job reported (Session::SetWaitReason).
-  bool Wait(const JobInfo& job, WaitReason reason) {
+  void Wait(const JobInfo& job, WaitReason reason) {
     LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(reason);
-    return session_.SetWaitReason(job.id, std::move(reason));
+    session_.SetWaitReason(job.id, std::move(reason));
   }
 
   // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,

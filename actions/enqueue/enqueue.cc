@@ -112,18 +112,15 @@ class AlikeRefusals {
     }
     return Facts{job.queue, job.priority, job.phase, &job.min_resources, need};
   }
-  struct Refusal {
-    WaitReason reason;
-    // A job's reported reason (JobInfo::reported_wait) found equal to it: jobs that reported
-    // the same shared object (the cache shares equal reasons) need no comparison.
-    const WaitReason* reported = nullptr;
-  };
   // The refusal of a job with these facts in the current state, or null.
-  Refusal* Find(const Facts& facts) {
+  Session::SharedWaitReason* Find(const Facts& facts) {
     auto it = refusals_.find(facts);
     return it == refusals_.end() ? nullptr : &it->second;
   }
-  void Remember(Facts facts, Refusal refusal) { refusals_.try_emplace(std::move(facts), std::move(refusal)); }
+  // Remembers the refusal of a job with these facts, and returns it.
+  Session::SharedWaitReason& Remember(Facts facts, WaitReason refusal) {
+    return refusals_.try_emplace(std::move(facts), Session::SharedWaitReason{std::move(refusal)}).first->second;
+  }
 
  private:
   struct FactsHash {
@@ -147,7 +144,7 @@ class AlikeRefusals {
   const Session& session_;
   const bool enabled_;
   uint64_t version_ = UINT64_MAX;
-  absl::flat_hash_map<Facts, Refusal, FactsHash, FactsEq> refusals_;
+  absl::flat_hash_map<Facts, Session::SharedWaitReason, FactsHash, FactsEq> refusals_;
 };
 
 class EnqueueAction : public Action {
@@ -201,13 +198,8 @@ class EnqueueAction : public Action {
     // The cluster's headroom and the hooks' answers change only with the session state.
     const Resources need = AdmissionRequest(session, job);
     std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job, need);
-    if (AlikeRefusals::Refusal* same = facts ? alike.Find(*facts) : nullptr) {
-      const WaitReason* reported = job.reported_wait.get();
-      if (reported != nullptr && reported == same->reported) {
-        session.KeepReportedWait(job.id);
-      } else if (session.SetWaitReason(job.id, same->reason)) {
-        same->reported = reported;
-      }
+    if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
+      session.SetSharedWaitReason(job.id, *same);
       return;
     }
     std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
@@ -216,9 +208,10 @@ class EnqueueAction : public Action {
       refusal = QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability");
     }
     if (refusal) {
-      const bool as_reported = session.SetWaitReason(job.id, *refusal);
       if (facts) {
-        alike.Remember(*std::move(facts), {*std::move(refusal), as_reported ? job.reported_wait.get() : nullptr});
+        session.SetSharedWaitReason(job.id, alike.Remember(*std::move(facts), *std::move(refusal)));
+      } else {
+        session.SetWaitReason(job.id, *std::move(refusal));
       }
       return;
     }

@@ -64,15 +64,12 @@ class ElasticPlugin : public Plugin {
           [this](const TaskInfo& task, const NodeInfo& node) { return FitsWithinLimits(task, node); });
     }
     // A job holding no node adds nothing of its own to the vote's totals (AddContribution).
-    session.AddJobEnqueueableFn([this](const JobInfo& job) { return EnqueueVote(job); }, HoldsNoNode);
+    session.AddJobEnqueueableFn([this](const JobInfo& job) { return EnqueueVote(job); },
+                                [](const JobInfo& job) { return job.HoldsNothing(); });
     session.AddJobEnqueuedFn([this](const JobInfo& job, const Resources&) { MoveAdmittedContribution(job); });
   }
 
  private:
-  static bool HoldsNoNode(const JobInfo& job) {
-    return job.PlacedCount() == 0 && job.Count(TaskStatus::kReleasing) == 0 && job.Count(TaskStatus::kPipelined) == 0;
-  }
-
   int CompareElastic(const JobInfo& l, const JobInfo& r) {
     if (any_measured_) {
       const double gl = GainsOf(l).next_per_unit;

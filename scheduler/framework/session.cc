@@ -106,9 +106,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   memos_.elastic_workers.resize(cluster_.jobs.size());
   live_.assign(cluster_.jobs.size(), false);
   for (const JobInfo& job : cluster_.jobs) {
-    const int32_t holds_nothing = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) +
-                                  job.Count(TaskStatus::kFailed);
-    if (job.phase == PodGroupPhase::kPending && holds_nothing == static_cast<int32_t>(job.tasks.size())) continue;
+    if (job.phase == PodGroupPhase::kPending && job.HoldsNothing()) continue;
     live_[job.id] = true;
     live_jobs_.push_back(job.id);
   }
@@ -733,12 +731,14 @@ bool Session::SetWaitReason(JobId job, const WaitReason& reason) {
   return false;
 }
 
-void Session::KeepReportedWait(JobId job) {
-  const WaitReason& reported = *cluster_.jobs[job].reported_wait;
-  if (job_update_index_[job] >= 0) {
-    UpdateFor(job).waiting = reported;
+void Session::SetSharedWaitReason(JobId job, SharedWaitReason& shared) {
+  const WaitReason* reported = cluster_.jobs[job].reported_wait.get();
+  if (reported == nullptr || reported != shared.equal_reported) {
+    if (SetWaitReason(job, shared.reason)) shared.equal_reported = reported;
+  } else if (job_update_index_[job] >= 0) {
+    UpdateFor(job).waiting = shared.reason;
   } else {
-    reason_as_reported_[job] = true;
+    reason_as_reported_[job] = true;  // AsReported, without the comparison
   }
 }
 

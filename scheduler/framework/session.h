@@ -429,9 +429,16 @@ class Session {
   // reason the job reported (JobInfo::reported_wait) and no update was made for the job.
   bool SetWaitReason(JobId job, WaitReason&& reason);
   bool SetWaitReason(JobId job, const WaitReason& reason);
-  // SetWaitReason with the reason the job reported (reported_wait, which must be set), for a
-  // caller that knows them equal (the same shared object was found equal for another job).
-  void KeepReportedWait(JobId job);
+  // A reason an action gives many jobs in one session (alike refusals, a shape that fits no
+  // node). The cache shares one object among jobs that reported equal reasons, so once one job's
+  // reported object is found equal to it, the jobs that reported that very object are told it
+  // without a comparison.
+  struct SharedWaitReason {
+    WaitReason reason;
+    const WaitReason* equal_reported = nullptr;  // a JobInfo::reported_wait found equal to it
+  };
+  // SetWaitReason(job, shared.reason), by the address of the job's reported reason when it can.
+  void SetSharedWaitReason(JobId job, SharedWaitReason& shared);
   // Whether an action set the job's reason this session.
   bool HasWaitReason(JobId job) const {
     const int32_t index = job_update_index_[job];

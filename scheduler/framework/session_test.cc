@@ -117,31 +117,40 @@ TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joine
   CHECK(session.LiveJobs() == std::vector<JobId>{a, b_admitted, c, d});
 }
 
-TEST_CASE("keeping the reported reason makes no update, and carries it into one made later") {
+TEST_CASE("a shared reason as reported makes no update, is known by the reported object, and carries into a later update") {
   ClusterBuilder b;
   b.Node("n1", "cpu=2");
   b.Job("wide", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
   b.Job("other", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
+  b.Job("third", {.min = 1, .tasks = {{"worker", 1, "cpu=3"}}, .phase = PodGroupPhase::kPending});
   const WaitReason held{.kind = WaitKind::kQueueLimit, .subject = "default", .limit = "capability"};
   b.Snapshot(0);
   b.cache().NoteWaitReported("default/wide", held);
   b.cache().NoteWaitReported("default/other", held);
+  b.cache().NoteWaitReported("default/third", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "default"});
   SchedulerConfig config = testing::MustParseConfig(kConfig);
   absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(1000), config, BuiltinRegistry());
   REQUIRE(opened.ok());
   Session& session = **opened;
   const JobId wide = session.cluster().FindJob("default/wide");
   const JobId other = session.cluster().FindJob("default/other");
-  session.KeepReportedWait(wide);
+  const JobId third = session.cluster().FindJob("default/third");
+  Session::SharedWaitReason shared{held};
+  session.SetSharedWaitReason(wide, shared);
   CHECK(session.HasWaitReason(wide));
   CHECK(session.job_updates().empty());
+  CHECK(shared.equal_reported == session.job(wide).reported_wait.get());
   session.SetJobPhase(wide, PodGroupPhase::kInqueue);
   REQUIRE(session.job_updates().size() == 1);
   CHECK(session.job_updates().front().waiting == held);
-  // A job with an update already gets the reported reason on it.
+  // A job with an update already, that reported the very same object, gets the reason on it.
   session.SetJobPhase(other, PodGroupPhase::kInqueue);
-  session.KeepReportedWait(other);
+  session.SetSharedWaitReason(other, shared);
   REQUIRE(session.job_updates().size() == 2);
+  CHECK(session.job_updates().back().waiting == held);
+  // One that reported another reason is told this one.
+  session.SetSharedWaitReason(third, shared);
+  REQUIRE(session.job_updates().size() == 3);
   CHECK(session.job_updates().back().waiting == held);
 }
 

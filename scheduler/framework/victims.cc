@@ -163,8 +163,7 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   hash.Add(uint64_t{0xa11});
   for (JobId id : session.LiveJobs()) {  // the others hold nothing
     const JobInfo& job = cluster.jobs[id];
-    const int32_t unplaced = job.Count(TaskStatus::kPending) + job.Count(TaskStatus::kSucceeded) + job.Count(TaskStatus::kFailed);
-    if (static_cast<size_t>(unplaced) < job.tasks.size()) HashJob(session, job, scalable, hash);
+    if (!job.HoldsNothing()) HashJob(session, job, scalable, hash);
   }
   // The starving jobs by id: the state hashed decides their job order too.
   hash.Add(uint64_t{0x57a});

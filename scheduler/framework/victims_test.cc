@@ -245,6 +245,40 @@ TEST_CASE("orders of two keys with the same elastic workers give the plans fresh
   CHECK(shared2.placements == fresh2.placements);
 }
 
+TEST_CASE("free capacity follows task changes, held resources and their release, and undone changes") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.Job("a", {.tasks = {{"w", 1, "cpu=1"}}});
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  CHECK(FreeCapacity(session).Get(kCpu) == 8000);
+  Resources two;
+  two.Set(kCpu, 2000);
+  session.HoldResources(0, two);
+  CHECK(FreeCapacity(session).Get(kCpu) == 6000);
+  {
+    Statement statement(session);
+    statement.Allocate(s.task("default/a-w-0").id, 1);
+    CHECK(FreeCapacity(session).Get(kCpu) == 5000);
+    statement.Discard();
+  }
+  CHECK(FreeCapacity(session).Get(kCpu) == 6000);  // the state it was, under its old version
+  session.ReleaseHeldResources(0, two);
+  CHECK(FreeCapacity(session).Get(kCpu) == 8000);
+}
+
+TEST_CASE("which jobs may scale follows a scaling within the session") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a", {.tasks = {{"w", 3, "cpu=1"}}}).RunningRange("a", "w", 0, 2, "n1");
+  testing::SessionFixture s(b, kElasticConfig);
+  Session& session = s.session();
+  const JobId a = s.job("default/a").id;
+  CHECK(ScalableJobs(session)[a]);
+  session.MarkScaled(a);  // its cooldown starts now
+  CHECK_FALSE(ScalableJobs(session)[a]);
+}
+
 TEST_CASE("workers inside their cooldown are offered only when the policy includes them, after the others") {
   ClusterBuilder b;
   b.Node("n1", "cpu=5");
