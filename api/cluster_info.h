@@ -232,6 +232,10 @@ struct ClusterSnapshot {
   // this one keeps the tasks of a job laid out from the same build at the same place, and only
   // resets what a session changes of them (status and node, see Session::SetTaskStatus).
   std::vector<uint64_t> job_builds;
+  // Per job: true while the job and its tasks are exactly as the snapshot laid them out, false
+  // once a session may have changed them (Session::TakeCluster). A snapshot built over this one
+  // leaves such a job as it is, but for its ids.
+  std::vector<bool> job_as_laid_out;
 
   // Recomputes every job's (one job's) status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();

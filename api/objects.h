@@ -73,6 +73,8 @@ struct NodeSelectorTerm {
 };
 
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+// A pod that has finished for good: it holds nothing and never runs again.
+inline bool IsTerminal(PodPhase phase) { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
 
 struct Pod {
   ObjectMeta meta;

@@ -129,6 +129,9 @@ class ClusterCache {
     int32_t priority = 0;
   };
 
+  // Job keys of lone pods carry a suffix so that a pod never joins a PodGroup of its own name.
+  static constexpr char kLonePodSuffix[] = "\x01";
+
   int32_t ConstraintClass(const Pod& pod);
   void Unlink(const std::string& pod_key, const PodEntry& entry);
   void MarkDirty(std::string_view job_key);
@@ -166,9 +169,22 @@ class ClusterCache {
   std::map<std::string_view, const PodEntry*> foreign_pods_;
   // Snapshot blocks by job key, and the keys whose objects changed since the last snapshot.
   mutable std::map<std::string, JobBlock, std::less<>> blocks_;
-  // The blocks that exist (JobBlock::exists), in key order: a snapshot walks this instead of the
+  // A block that exists (JobBlock::exists), with what a snapshot reads of it for every job: most
+  // jobs of a backlog are laid out as before, and reading their blocks (one allocation each) was
+  // a cache miss per job and session.
+  struct LaidBlock {
+    std::string_view key;
+    JobBlock* block;
+    uint64_t build;
+    int32_t task_count;
+    bool holds_nodes;       // some task names a node: its node's usage is summed anew each time
+    bool reported_changed;  // NoteWaitReported changed the block since the last snapshot
+  };
+  // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.
-  mutable std::vector<std::pair<std::string_view, JobBlock*>> existing_blocks_;
+  mutable std::vector<LaidBlock> existing_blocks_;
+  // The entry of `key` in existing_blocks_, or null.
+  LaidBlock* FindLaidBlock(std::string_view key) const;
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
   // Reported reasons by hash: jobs that reported equal reasons share one object, so that a

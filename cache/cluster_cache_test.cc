@@ -101,7 +101,9 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   add_pod("b", "n2");
   add_pod("c", "");
   ClusterSnapshot spent = cache.Snapshot(0);
-  // What a session leaves behind: states changed, a task placed.
+  // What a session leaves behind: states changed, a task placed (Session::TakeCluster marks the
+  // jobs it changed).
+  spent.job_as_laid_out.assign(spent.jobs.size(), false);
   for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;
   spent.tasks.back().node = 0;
   spent.nodes[0].tasks.push_back(spent.tasks.back().id);
@@ -126,6 +128,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   CHECK(reused.jobs.size() == 3);
   // Nothing changed in the cache: every job's tasks are in place, and what a session changed of
   // them (status, node) is reset.
+  reused.job_as_laid_out.assign(reused.jobs.size(), false);
   for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
   for (NodeInfo& node : reused.nodes) node.pipelined.Set(kCpu, 500);
   reused.tasks.back().node = 1;  // "c", pending
@@ -139,9 +142,9 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
   CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
 
-  // A reason the owner took reaches the job in place, and only that job.
+  // A reason the owner took reaches the job in place, and only that job, though no session
+  // changed it: "c" holds no node, so its block is otherwise not read.
   cache.NoteWaitReported("default/c", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "default"});
-  for (JobInfo& job : again.jobs) job.reported_wait.reset();
   ClusterSnapshot noted = cache.Snapshot(3000, std::move(again));
   CHECK(Describe(noted) == Describe(cache.Snapshot(3000)));
   int reported = 0;
@@ -182,7 +185,13 @@ TEST_CASE("jobs that stay are moved to their places when others come and go befo
   }
   ClusterSnapshot spent = cache.Snapshot(0);
   REQUIRE(spent.jobs.size() == 7);
-  for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;  // what a session changed
+  // A session changed the jobs that hold a node ("b", "l"), and "f"; the others are as laid out,
+  // and are moved without being laid out again.
+  for (const JobInfo& job : spent.jobs) {
+    if (job.name != "b" && job.name != "l" && job.name != "f") continue;
+    spent.job_as_laid_out[job.id] = false;
+    for (TaskId t : job.tasks) spent.tasks[t].status = TaskStatus::kReleasing;
+  }
   delete_job("b", 2);  // the jobs after it move towards the front...
   add_job("e", 3);     // ...and after this one towards the back again, by more
   delete_job("j", 0);

@@ -70,7 +70,7 @@ class Allocator {
     // Jobs to visit, per queue: admitted, valid, with pending pods and short of their min.
     std::vector<std::vector<JobId>> jobs_of(session_.queues().size());
     for (JobId id : session_.LiveJobs()) {
-      JobInfo& job = session_.job(id);
+      const JobInfo& job = session_.job(id);
       if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0) continue;
       // Fast path for the common case; jobs with role minimums are settled by TasksToReachMin.
       if (job.min_task_member.empty() &&
@@ -275,7 +275,7 @@ class Allocator {
   // A job with a network-topology constraint (Session::JobDomains) is tried in each domain in
   // turn, its searches confined to it, until one holds its min; a reason that no other domain
   // would change (its queue's limit, its gates) ends the tries.
-  void AllocateJob(JobInfo& job) {
+  void AllocateJob(const JobInfo& job) {
     std::optional<DomainCandidates> where = session_.JobDomains(job, /*for_eviction=*/false);
     if (!where) {
       if (std::optional<WaitReason> why = TryJob(job)) Wait(job, *std::move(why));
@@ -309,7 +309,7 @@ class Allocator {
 
   // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,
   // else why it waits.
-  std::optional<WaitReason> TryJob(JobInfo& job) {
+  std::optional<WaitReason> TryJob(const JobInfo& job) {
     const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
     if (tasks.empty()) return std::nullopt;
     const QueueInfo& queue = session_.queue(job.queue);

@@ -56,7 +56,7 @@ class BackfillAction : public Action {
     bool gang_waiting = false;  // a job earlier in job order still lacks its min
     for (JobId j : jobs) {
       if (first_blocker && before(*first_blocker, j)) gang_waiting = true;
-      JobInfo& job = session.job(j);
+      const JobInfo& job = session.job(j);
       std::vector<TaskId> min_tasks = TasksToReachMin(session, job);
       if (!min_tasks.empty()) {
         // A job that must share one network domain is allocate's to place, domain by domain.
@@ -104,7 +104,7 @@ class BackfillAction : public Action {
   // Places the tasks completing the job's min on idle resources; commits when the job is then
   // ready, else rolls back and records why (as allocate: pods kept off every node by their
   // scheduling gates first, counted over the min).
-  static bool PlaceMin(Session& session, JobInfo& job, const std::vector<TaskId>& tasks) {
+  static bool PlaceMin(Session& session, const JobInfo& job, const std::vector<TaskId>& tasks) {
     const QueueInfo& queue = session.queue(job.queue);
     Statement stmt(session);
     std::optional<WaitReason> why;
@@ -146,7 +146,7 @@ class BackfillAction : public Action {
   }
 
   // Best-effort pods of a job that has its min: each one that finds a node binds.
-  static void PlaceBestEffortExtras(Session& session, JobInfo& job) {
+  static void PlaceBestEffortExtras(Session& session, const JobInfo& job) {
     std::vector<TaskId> tasks;
     for (TaskId id : job.tasks) {
       const TaskInfo& task = session.task(id);

@@ -751,6 +751,15 @@ void Session::MarkScaled(JobId job) {
   state_version_ = ++version_counter_;
   UpdateFor(job).scaled = true;
   cluster_.jobs[job].last_scale_time = cluster_.now;
+  MakeLive(job);  // it holds workers, so is live already; TakeCluster counts on it
+}
+
+ClusterSnapshot Session::TakeCluster() && {
+  // Every change to a job goes through SetTaskStatus, SetJobPhase or MarkScaled, which make it
+  // live: the other jobs are as the snapshot laid them out.
+  cluster_.job_as_laid_out.resize(cluster_.jobs.size(), false);
+  for (JobId id : live_jobs_) cluster_.job_as_laid_out[id] = false;
+  return std::move(cluster_);
 }
 
 bool Session::WasScaled(JobId job) const {

@@ -225,11 +225,10 @@ class Session {
   // ---- State ----
   Millis now() const { return cluster_.now; }
   const ClusterSnapshot& cluster() const { return cluster_; }
-  // The snapshot, moved out once the session is done with it (its storage is reused).
-  ClusterSnapshot TakeCluster() && { return std::move(cluster_); }
+  // The snapshot, moved out once the session is done with it (its storage is reused), with the
+  // jobs it may have changed (the live ones) marked as no longer laid out as the cache built them.
+  ClusterSnapshot TakeCluster() &&;
   const SchedulerConfig& config() const { return config_; }
-  TaskInfo& task(TaskId id) { return cluster_.tasks[id]; }
-  JobInfo& job(JobId id) { return cluster_.jobs[id]; }
   NodeInfo& node(NodeId id) { return cluster_.nodes[id]; }
   QueueInfo& queue(QueueId id) { return cluster_.queues[id]; }
   const TaskInfo& task(TaskId id) const { return cluster_.tasks[id]; }

@@ -117,6 +117,33 @@ TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joine
   CHECK(session.LiveJobs() == std::vector<JobId>{a, b_admitted, c, d});
 }
 
+TEST_CASE("a session hands its snapshot back with the jobs it changed marked, and the next snapshot resets them") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a-waiting", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  b.Job("b-running", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("b-running-w-0", "n1");
+  b.Job("c-waiting", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const JobId a = session.cluster().FindJob("default/a-waiting");
+  const JobId c = session.cluster().FindJob("default/c-waiting");
+  const TaskId a_task = session.job(a).tasks.front();
+  session.SetTaskStatus(a_task, TaskStatus::kPipelined, 0);  // a plan the session did not commit
+  ClusterSnapshot spent = std::move(session).TakeCluster();
+  REQUIRE(spent.job_as_laid_out.size() == 3);
+  for (JobId id = 0; id < 3; ++id) CHECK(spent.job_as_laid_out[id] == (id == c));  // b is live: it holds a node
+
+  ClusterSnapshot next = b.cache().Snapshot(1000, std::move(spent));
+  const JobId a_next = next.FindJob("default/a-waiting");
+  CHECK(next.tasks[next.jobs[a_next].tasks.front()].status == TaskStatus::kPending);
+  CHECK(next.jobs[a_next].Count(TaskStatus::kPipelined) == 0);
+  CHECK(next.nodes[0].pipelined.IsZero());
+  CHECK(next.job_as_laid_out == std::vector<bool>(3, true));
+}
+
 TEST_CASE("a shared reason as reported makes no update, is known by the reported object, and carries into a later update") {
   ClusterBuilder b;
   b.Node("n1", "cpu=2");

@@ -53,7 +53,7 @@ absl::StatusOr<SimInput> LoadSnapshot(std::string_view text) {
   }
   if (input.nodes.empty()) return absl::InvalidArgumentError("snapshot has no nodes");
   for (Pod& pod : pods) {
-    if (pod.phase == PodPhase::kSucceeded || pod.phase == PodPhase::kFailed) continue;
+    if (IsTerminal(pod.phase)) continue;
     bool ours = pod.scheduler_name == "lahar" || pod.scheduler_name == "volcano";
     if (!ours) {
       if (!pod.node_name.empty()) input.foreign_pods.push_back(std::move(pod));

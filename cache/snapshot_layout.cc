@@ -1,0 +1,436 @@
+#include "cache/cluster_cache.h"
+
+// ClusterCache::Snapshot: laying the cached objects out as a session's self-contained view,
+// job blocks rebuilt only when their objects change and laid over the spent snapshot.
+
+#include <algorithm>
+#include <atomic>
+
+#include "absl/container/flat_hash_map.h"
+#include "api/state_hash.h"
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+TaskStatus StatusOf(const Pod& pod, bool releasing) {
+  if (pod.phase == PodPhase::kSucceeded) return TaskStatus::kSucceeded;
+  if (pod.phase == PodPhase::kFailed) return TaskStatus::kFailed;
+  if (pod.meta.deleting || releasing) return pod.node_name.empty() ? TaskStatus::kFailed : TaskStatus::kReleasing;
+  if (pod.node_name.empty()) return TaskStatus::kPending;
+  if (pod.phase == PodPhase::kRunning) return TaskStatus::kRunning;
+  return TaskStatus::kBound;
+}
+
+// Moves the jobs of `snap` (a spent snapshot) that the next layout keeps, and their tasks, to
+// their places in it: job i of the layout is build builds[i] with task_counts[i] tasks, laid in
+// order. Afterwards snap.job_builds[i] == builds[i] exactly when the
+// job there, with its tasks at their new offset, is that build; jobs and tasks are sized for the
+// layout. Both layouts are in key order, so a kept job's source never lies under the place of a
+// kept job moved before it: those moving towards the front go first to last, the others last to
+// first.
+void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts, ClusterSnapshot& snap) {
+  const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
+  snap.job_builds.resize(spent);
+  snap.job_as_laid_out.resize(spent, false);  // unknown: as changed
+  std::vector<TaskId> spent_offset(spent);
+  for (size_t j = 0; j < spent; ++j) spent_offset[j] = snap.jobs[j].tasks.empty() ? 0 : snap.jobs[j].tasks.front();
+  struct Kept {
+    size_t from_job, to_job, from_task, to_task, tasks;
+  };
+  std::vector<Kept> moved;
+  absl::flat_hash_map<uint64_t, size_t> spent_slot;
+  size_t offset = 0;
+  for (size_t i = 0; i < builds.size(); offset += static_cast<size_t>(task_counts[i]), ++i) {
+    const auto tasks = static_cast<size_t>(task_counts[i]);
+    if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || spent_offset[i] == offset)) continue;
+    if (spent_slot.empty()) {
+      spent_slot.reserve(spent);
+      for (size_t j = 0; j < spent; ++j) spent_slot.emplace(snap.job_builds[j], j);
+    }
+    auto it = spent_slot.find(builds[i]);
+    if (it == spent_slot.end()) continue;
+    moved.push_back({it->second, i, static_cast<size_t>(spent_offset[it->second]), offset, tasks});
+  }
+  const size_t task_count = offset;  // every job's tasks, laid out
+  snap.jobs.resize(std::max(snap.jobs.size(), builds.size()));
+  snap.job_builds.resize(std::max(spent, builds.size()), 0);
+  snap.job_as_laid_out.resize(snap.job_builds.size(), false);
+  snap.tasks.resize(std::max(snap.tasks.size(), task_count));
+  auto move_job = [&](const Kept& k) {
+    if (k.from_job == k.to_job) return;
+    snap.jobs[k.to_job] = std::move(snap.jobs[k.from_job]);
+    snap.job_builds[k.to_job] = snap.job_builds[k.from_job];
+    snap.job_builds[k.from_job] = 0;
+    snap.job_as_laid_out[k.to_job] = snap.job_as_laid_out[k.from_job];
+  };
+  auto move_tasks = [&](const Kept& k) {
+    if (k.from_task == k.to_task) return;
+    if (k.from_task > k.to_task) {
+      std::move(snap.tasks.begin() + k.from_task, snap.tasks.begin() + k.from_task + k.tasks, snap.tasks.begin() + k.to_task);
+    } else {
+      std::move_backward(snap.tasks.begin() + k.from_task, snap.tasks.begin() + k.from_task + k.tasks,
+                         snap.tasks.begin() + k.to_task + k.tasks);
+    }
+  };
+  for (const Kept& k : moved) {
+    if (k.from_job > k.to_job) move_job(k);
+  }
+  for (auto k = moved.rbegin(); k != moved.rend(); ++k) {
+    if (k->from_job < k->to_job) move_job(*k);
+  }
+  for (const Kept& k : moved) {
+    if (k.from_task > k.to_task) move_tasks(k);
+  }
+  for (auto k = moved.rbegin(); k != moved.rend(); ++k) {
+    if (k->from_task < k->to_task) move_tasks(*k);
+  }
+  snap.jobs.resize(builds.size());
+  snap.job_builds.resize(builds.size());
+  snap.job_as_laid_out.resize(builds.size());
+  snap.tasks.resize(task_count);
+}
+
+}  // namespace
+
+ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const {
+  ClusterSnapshot snap;
+  snap.now = now;
+  snap.jobs = std::move(spent.jobs);
+  snap.tasks = std::move(spent.tasks);
+  snap.job_builds = std::move(spent.job_builds);
+  snap.job_as_laid_out = std::move(spent.job_as_laid_out);
+
+  // Queues, with the default queue always present, by name.
+  std::vector<const Queue*> queues;
+  Queue default_queue;
+  default_queue.meta.name = options_.default_queue;
+  if (queues_.find(options_.default_queue) == queues_.end()) queues.push_back(&default_queue);
+  for (const auto& [name, q] : queues_) queues.push_back(&q);
+  std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
+  std::map<std::string_view, QueueId, std::less<>> queue_ids;
+  std::vector<std::string> parents;
+  for (const Queue* q : queues) {
+    QueueInfo info;
+    info.id = static_cast<QueueId>(snap.queues.size());
+    info.name = q->meta.name;
+    info.weight = q->weight;
+    info.capability = q->capability;
+    info.guarantee = q->guarantee;
+    info.deserved = q->deserved;
+    info.open = q->open;
+    info.reclaimable = q->reclaimable;
+    info.priority = q->priority;
+    snap.queues.push_back(std::move(info));
+    parents.push_back(q->parent);
+  }
+  LinkQueueTree(snap.queues, parents);
+  for (const QueueInfo& q : snap.queues) queue_ids[q.name] = q.id;
+  const QueueId default_queue_id = queue_ids.at(options_.default_queue);
+
+  int32_t default_priority = 0;
+  for (const auto& [pod_key, until] : eviction_refused_until_) {
+    if (now < until) snap.eviction_refused.insert(pod_key);
+  }
+  snap.disruption_budgets.reserve(disruption_budgets_.size());
+  for (const auto& [key, pdb] : disruption_budgets_) snap.disruption_budgets.push_back(pdb);
+  for (const auto& [name, pc] : priority_classes_) {
+    snap.priority_classes[name] = pc.value;
+    if (pc.global_default) default_priority = pc.value;
+  }
+  auto priority_of = [&](const std::string& class_name, int32_t fallback) {
+    auto it = priority_classes_.find(class_name);
+    return it != priority_classes_.end() ? it->second.value : fallback;
+  };
+
+  // Nodes in name order (the map's order).
+  // Laid over the spent snapshot's nodes: what a node holds is summed anew below, in vectors
+  // that keep their size and storage.
+  absl::flat_hash_map<absl::string_view, NodeId> node_ids;
+  node_ids.reserve(nodes_.size());
+  snap.nodes = std::move(spent.nodes);
+  snap.nodes.resize(nodes_.size());
+  NodeId next_node = 0;
+  for (const auto& [name, entry] : nodes_) {
+    const std::shared_ptr<const Node>& node = entry.node;
+    NodeInfo& info = snap.nodes[next_node];
+    info.id = next_node++;
+    if (info.node != node) info.node = node;
+    info.version = entry.version;
+    info.allocatable = node->allocatable;
+    info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
+    info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
+    info.schedulable = !node->unschedulable && node->ready;
+    info.used.SetZero();
+    info.releasing.SetZero();
+    info.pipelined.SetZero();
+    info.used_limits.SetZero();
+    info.pod_count = 0;
+    info.releasing_pods = 0;
+    info.pipelined_pods = 0;
+    info.tasks.clear();
+    if (info.schedulable) snap.total_allocatable += info.allocatable;
+    node_ids[ToAbsl(node->meta.name)] = info.id;
+  }
+  CheckQueueGuarantees(snap.queues, snap.total_allocatable);
+  snap.topology = CurrentTopology();
+  auto find_node = [&](const std::string& name) -> NodeId {
+    auto it = node_ids.find(ToAbsl(name));
+    return it == node_ids.end() ? kNoId : it->second;
+  };
+
+  // Pods of other schedulers count against their nodes only.
+  for (const auto& [key, entry] : foreign_pods_) {
+    const Pod& pod = *entry->pod;
+    if (IsTerminal(pod.phase) || pod.node_name.empty()) continue;
+    NodeId id = find_node(pod.node_name);
+    if (id == kNoId) continue;
+    NodeInfo& info = snap.nodes[id];
+    info.used += pod.requests;
+    info.used_limits += pod.limits;
+    ++info.pod_count;
+    if (pod.meta.deleting) {
+      info.releasing += pod.requests;
+      ++info.releasing_pods;
+    }
+  }
+
+  // Bring the job blocks up to date, then lay them out in namespace/name order.
+  if (all_dirty_) {
+    blocks_.clear();
+    existing_blocks_.clear();
+    for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
+    for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
+    all_dirty_ = false;
+  }
+  for (const std::string& key : dirty_jobs_) {
+    auto [it, inserted] = blocks_.try_emplace(key);
+    JobBlock& block = it->second;
+    const bool existed = !inserted && block.exists;
+    RebuildBlock(key, block);
+    auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
+                               [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
+    if (block.exists) {
+      if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
+      at->build = block.build;
+      at->task_count = static_cast<int32_t>(block.tasks.size());
+      at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
+                                    [](const std::string* name) { return name != nullptr; });
+      at->reported_changed = false;
+    } else if (existed) {
+      existing_blocks_.erase(at);
+    }
+    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(it);
+  }
+  dirty_jobs_.clear();
+
+  // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
+  // go between sessions, shifting the rest), so that only new builds are copied from blocks;
+  // jobs and tasks are sized once (regrowing the vectors moved them all again).
+  std::vector<uint64_t> builds;
+  std::vector<int32_t> task_counts;
+  builds.reserve(existing_blocks_.size());
+  task_counts.reserve(existing_blocks_.size());
+  for (const LaidBlock& entry : existing_blocks_) {
+    builds.push_back(entry.build);
+    task_counts.push_back(entry.task_count);
+  }
+  MoveKeptJobs(builds, task_counts, snap);
+  size_t tasks_laid = 0;
+  JobId next_job = 0;
+  for (LaidBlock& entry : existing_blocks_) {
+    const JobId job_id = next_job++;
+    const auto offset = static_cast<TaskId>(tasks_laid);
+    // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
+    const bool tasks_in_place = snap.job_builds[job_id] == entry.build;
+    JobInfo& job = snap.jobs[job_id];
+    if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.holds_nodes && !entry.reported_changed) {
+      // No session changed it, it adds to no node, and the cache changed nothing in place: it is
+      // as this build laid it out, but for its ids when it moved. Its block is not read at all.
+      tasks_laid += static_cast<size_t>(entry.task_count);
+      if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
+      job.id = job_id;
+      for (int32_t i = 0; i < entry.task_count; ++i) {
+        TaskInfo& task = snap.tasks[static_cast<size_t>(offset) + static_cast<size_t>(i)];
+        task.id = offset + i;
+        task.job = job_id;
+        job.tasks[static_cast<size_t>(i)] = task.id;
+      }
+      continue;
+    }
+    entry.reported_changed = false;
+    snap.job_as_laid_out[job_id] = true;
+    JobBlock& block = *entry.block;
+    if (block.node_set_version != node_set_version_) {
+      block.node_ids.resize(block.node_names.size());
+      for (size_t i = 0; i < block.node_names.size(); ++i) {
+        block.node_ids[i] = block.node_names[i] == nullptr ? kNoId : find_node(*block.node_names[i]);
+      }
+      block.node_set_version = node_set_version_;
+    }
+    snap.job_builds[job_id] = block.build;
+    if (tasks_in_place) {
+      // The spent job was laid out from this very build: a session changes only its counts
+      // (Session::SetTaskStatus), phase and scale time, so only those are put back.
+      job.status_count = block.job.status_count;
+      job.allocated = block.job.allocated;
+      job.request = block.job.request;
+      job.phase = block.job.phase;
+      job.last_scale_time = block.job.last_scale_time;
+      if (job.reported_wait != block.job.reported_wait) job.reported_wait = block.job.reported_wait;
+    } else {
+      job = block.job;  // assigned over the spent job: its strings and vectors keep their storage
+    }
+    job.id = job_id;
+    // Queue ids and priorities depend on every queue and class: resolved once per build.
+    if (block.resolved != block.build) {
+      block.resolved = block.build;
+      int32_t class_priority =
+          block.priority_class->empty() ? default_priority : priority_of(*block.priority_class, default_priority);
+      if (job.has_pod_group) {
+        auto q = queue_ids.find(*block.queue);
+        block.queue_id = q == queue_ids.end() ? kNoId : q->second;
+        block.priority = class_priority;
+      } else {
+        block.queue_id = default_queue_id;
+        block.priority = block.tasks.front().pod->priority.value_or(class_priority);
+      }
+    }
+    job.queue = block.queue_id;
+    job.priority = block.priority;
+    job.tasks.resize(block.tasks.size());
+    bool node_gone = false;
+    for (size_t i = 0; i < block.tasks.size(); ++i) {
+      TaskInfo& task = snap.tasks[tasks_laid++];
+      if (tasks_in_place) {
+        task.status = block.tasks[i].status;
+        task.node = block.tasks[i].node;
+      } else {
+        task = block.tasks[i];
+      }
+      task.id = offset + static_cast<TaskId>(i);
+      task.job = job_id;
+      if (block.node_names[i] != nullptr) {
+        task.node = block.node_ids[i];
+        if (task.node == kNoId) {
+          task.status = TaskStatus::kFailed;  // its node is gone
+          node_gone = true;
+        } else {
+          NodeInfo& info = snap.nodes[task.node];
+          info.used += task.request;
+          info.used_limits += task.limit;
+          ++info.pod_count;
+          if (task.status == TaskStatus::kReleasing) {
+            info.releasing += task.request;
+            ++info.releasing_pods;
+          }
+        }
+      }
+      job.tasks[i] = task.id;
+    }
+    if (node_gone) snap.RecountJob(job);
+  }
+  // Each node's tasks, in id order, in vectors sized once.
+  std::vector<int32_t> on_node(snap.nodes.size(), 0);
+  for (const TaskInfo& task : snap.tasks) {
+    if (task.node != kNoId) ++on_node[task.node];
+  }
+  for (NodeInfo& node : snap.nodes) node.tasks.reserve(on_node[node.id]);
+  for (const TaskInfo& task : snap.tasks) {
+    if (task.node != kNoId) snap.nodes[task.node].tasks.push_back(task.id);
+  }
+  return snap;
+}
+
+void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
+  static std::atomic<uint64_t> next_build{1};
+  block = JobBlock();
+  block.build = next_build.fetch_add(1, std::memory_order_relaxed);
+  auto group_it = pod_groups_.find(key);
+  auto pods_it = job_pods_.find(key);
+  static const std::map<std::string_view, const PodEntry*> kNoPods;
+  const auto& members = pods_it == job_pods_.end() ? kNoPods : pods_it->second;
+  const PodGroupEntry* group = group_it == pod_groups_.end() ? nullptr : &group_it->second;
+  const PodEntry* lone = nullptr;
+  if (group == nullptr) {
+    // Pods naming a PodGroup that has not arrived yet wait for it; a pod without a group
+    // annotation is a job of its own.
+    if (members.size() != 1 || members.begin()->second->job_key.back() != kLonePodSuffix[0]) return;
+    lone = members.begin()->second;
+  }
+  block.exists = true;
+  JobInfo& job = block.job;
+  // The job's objects as they are now: their versions, and the scale time kept beside them.
+  StateHash version;
+  version.Add(group != nullptr ? group->version : uint64_t{0});
+  for (const auto& [pod_key, entry] : members) version.Add(entry->version);
+  if (group != nullptr) {
+    const PodGroup& pg = group->group;
+    block.queue = &pg.queue;
+    block.priority_class = &pg.priority_class_name;
+    job.namespace_ = pg.meta.namespace_;
+    job.name = pg.meta.name;
+    job.uid = pg.meta.uid;
+    job.min_available = pg.min_member;
+    job.min_task_member = pg.min_task_member;
+    job.min_resources = pg.min_resources;
+    job.network_topology = pg.network_topology;
+    job.priority_class_name = pg.priority_class_name;
+    job.phase = pg.phase;
+    job.creation_timestamp = pg.meta.creation_timestamp;
+    job.creation_order = group->creation_order;
+    auto preemptable = pg.meta.annotations.find(kPreemptableAnnotation);
+    job.preemptable = preemptable == pg.meta.annotations.end() || preemptable->second != "false";
+    PodGroupAnnotations read = ReadPodGroupAnnotations(pg);  // warnings: reported by the feeder
+    job.cooldown_override = read.cooldown_override;
+    job.sla_waiting_time = read.sla_waiting_time;
+    job.measured = read.measured;
+    job.throughput = std::move(read.throughput);
+  } else {
+    const Pod& pod = *lone->pod;
+    block.priority_class = &pod.priority_class_name;
+    job.namespace_ = pod.meta.namespace_;
+    job.name = pod.meta.name;
+    job.uid = pod.meta.uid;
+    job.has_pod_group = false;
+    job.min_available = 1;
+    job.min_resources = pod.requests;
+    job.priority_class_name = pod.priority_class_name;
+    job.phase = pod.node_name.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+    job.creation_timestamp = pod.meta.creation_timestamp;
+    job.creation_order = -1;
+  }
+  auto scaled = last_scale_.find(job.key());
+  if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
+  job.version = version.Add(job.last_scale_time).value();
+  block.tasks.reserve(members.size());
+  for (const auto& [pod_key, entry] : members) {
+    const Pod& pod = *entry->pod;
+    TaskInfo task;
+    task.pod = entry->pod;
+    task.request = pod.requests;
+    task.limit = pod.limits;
+    task.role = entry->role;
+    task.task_priority = entry->task_priority;
+    task.index = entry->index;
+    task.best_effort = pod.requests.IsZero();
+    task.gated = !pod.scheduling_gates.empty();
+    auto preemptable = pod.meta.annotations.find(kPreemptableAnnotation);
+    task.preemptable = preemptable == pod.meta.annotations.end() || preemptable->second != "false";
+    task.constraint_class = entry->constraint_class;
+    task.status = StatusOf(pod, entry->releasing);
+    if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
+    block.node_names.push_back(HoldsNode(task.status) ? &pod.node_name : nullptr);
+    block.tasks.push_back(std::move(task));
+  }
+  // Counted once per change of the job, not per snapshot.
+  for (const TaskInfo& task : block.tasks) CountTask(task, +1, job);
+}
+
+ClusterCache::LaidBlock* ClusterCache::FindLaidBlock(std::string_view key) const {
+  auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), key,
+                             [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
+  return at != existing_blocks_.end() && at->key == key ? &*at : nullptr;
+}
+
+}  // namespace lahar
