@@ -174,11 +174,11 @@ class ClusterCache {
   // a cache miss per job and session.
   struct LaidBlock {
     std::string_view key;
-    JobBlock* block;
-    uint64_t build;
-    int32_t task_count;
-    bool holds_nodes;       // some task names a node: its node's usage is summed anew each time
-    bool reported_changed;  // NoteWaitReported changed the block since the last snapshot
+    JobBlock* block = nullptr;
+    uint64_t build = 0;
+    int32_t task_count = 0;
+    bool holds_nodes = false;       // some task names a node: its node's usage is summed anew each time
+    bool reported_changed = false;  // NoteWaitReported changed the block since the last snapshot
   };
   // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.

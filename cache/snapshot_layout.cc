@@ -43,7 +43,7 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   size_t offset = 0;
   for (size_t i = 0; i < builds.size(); offset += static_cast<size_t>(task_counts[i]), ++i) {
     const auto tasks = static_cast<size_t>(task_counts[i]);
-    if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || spent_offset[i] == offset)) continue;
+    if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || static_cast<size_t>(spent_offset[i]) == offset)) continue;
     if (spent_slot.empty()) {
       spent_slot.reserve(spent);
       for (size_t j = 0; j < spent; ++j) spent_slot.emplace(snap.job_builds[j], j);
