@@ -3,9 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "api/duration.h"
+#include "test/testing/cluster_builder.h"
 
 namespace lahar {
 namespace {
+
+using testing::DescribeSnapshot;
 
 // A pod of Lahar's in namespace default without a PodGroup: a job of its own.
 Pod LonePod(const std::string& name) {
@@ -59,34 +62,6 @@ TEST_CASE("a task carries its pod's scheduling gates, and an update that removes
   CHECK(now.constraint_class == ungated.constraint_class);
 }
 
-// What a session may read of a snapshot: jobs, tasks and what each node holds.
-std::vector<std::string> Describe(const ClusterSnapshot& snap) {
-  std::vector<std::string> out;
-  for (const JobInfo& job : snap.jobs) {
-    std::string line = job.key() + " allocated=" + job.allocated.DebugString() + " request=" +
-                       job.request.DebugString() + " phase=" + std::to_string(static_cast<int>(job.phase)) +
-                       " scaled=" + std::to_string(job.last_scale_time) +
-                       " reported=" + (job.reported_wait ? WaitReasonText(*job.reported_wait) : "-") + " counts=";
-    for (int32_t count : job.status_count) line += std::to_string(count) + ",";
-    line += ":";
-    for (TaskId t : job.tasks) {
-      const TaskInfo& task = snap.tasks[t];
-      line += " " + task.key() + "/" + std::to_string(static_cast<int>(task.status)) + "@" + std::to_string(task.node);
-    }
-    out.push_back(line);
-  }
-  for (const NodeInfo& node : snap.nodes) {
-    std::string line = node.name() + " used=" + node.used.DebugString() + " releasing=" + node.releasing.DebugString() +
-                       " pipelined=" + node.pipelined.DebugString() + " limits=" + node.used_limits.DebugString() +
-                       " allocatable=" + node.allocatable.DebugString() + " pods=" + std::to_string(node.pod_count) + "/" +
-                       std::to_string(node.releasing_pods) + "/" + std::to_string(node.pipelined_pods) + "/" +
-                       std::to_string(node.max_pods) + (node.schedulable ? "" : " unschedulable") + " tasks:";
-    for (TaskId t : node.tasks) line += " " + snap.tasks[t].key();
-    out.push_back(line);
-  }
-  return out;
-}
-
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
@@ -124,7 +99,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   add_pod("0-first", "n2");
   ClusterSnapshot reused = cache.Snapshot(1000, std::move(spent));
   ClusterSnapshot fresh = cache.Snapshot(1000);
-  CHECK(Describe(reused) == Describe(fresh));
+  CHECK(DescribeSnapshot(reused) == DescribeSnapshot(fresh));
   CHECK(reused.jobs.size() == 3);
   // Nothing changed in the cache: every job's tasks are in place, and what a session changed of
   // them (status, node) is reset.
@@ -140,13 +115,13 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
     job.last_scale_time = 99;
   }
   ClusterSnapshot again = cache.Snapshot(2000, std::move(reused));
-  CHECK(Describe(again) == Describe(cache.Snapshot(2000)));
+  CHECK(DescribeSnapshot(again) == DescribeSnapshot(cache.Snapshot(2000)));
 
   // A reason the owner took reaches the job in place, and only that job, though no session
   // changed it: "c" holds no node, so its block is otherwise not read.
   cache.NoteWaitReported("default/c", WaitReason{.kind = WaitKind::kQueueClosed, .subject = "default"});
   ClusterSnapshot noted = cache.Snapshot(3000, std::move(again));
-  CHECK(Describe(noted) == Describe(cache.Snapshot(3000)));
+  CHECK(DescribeSnapshot(noted) == DescribeSnapshot(cache.Snapshot(3000)));
   int reported = 0;
   for (const JobInfo& job : noted.jobs) reported += job.reported_wait != nullptr ? 1 : 0;
   CHECK(reported == 1);
@@ -199,7 +174,7 @@ TEST_CASE("jobs that stay are moved to their places when others come and go befo
   delete_job("n", 1);
   add_job("o", 2);
   ClusterSnapshot reused = cache.Snapshot(1000, std::move(spent));
-  CHECK(Describe(reused) == Describe(cache.Snapshot(1000)));
+  CHECK(DescribeSnapshot(reused) == DescribeSnapshot(cache.Snapshot(1000)));
   for (size_t t = 0; t < reused.tasks.size(); ++t) {
     const TaskInfo& task = reused.tasks[t];
     CHECK(task.id == static_cast<TaskId>(t));
@@ -208,7 +183,7 @@ TEST_CASE("jobs that stay are moved to their places when others come and go befo
   // And back: all but two jobs go, and the snapshot shrinks.
   for (const auto& [name, pods] : {std::pair{"d", 0}, {"e", 3}, {"f", 3}, {"h", 1}, {"k", 0}}) delete_job(name, pods);
   ClusterSnapshot shrunk = cache.Snapshot(2000, std::move(reused));
-  CHECK(Describe(shrunk) == Describe(cache.Snapshot(2000)));
+  CHECK(DescribeSnapshot(shrunk) == DescribeSnapshot(cache.Snapshot(2000)));
   CHECK(shrunk.jobs.size() == 2);
 }
 

@@ -144,6 +144,40 @@ TEST_CASE("a session hands its snapshot back with the jobs it changed marked, an
   CHECK(next.job_as_laid_out == std::vector<bool>(3, true));
 }
 
+TEST_CASE("session after session, a snapshot built over the spent one is the snapshot built afresh") {
+  // Running jobs, a backlog that waits (one too wide for any node, three beyond the cluster's
+  // room), and jobs that come and go before the backlog between sessions, so that it moves.
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.Job("b-running", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("b-running-w-0", "n1");
+  b.Job("c-wide", {.tasks = {{"w", 1, "cpu=8"}}, .phase = PodGroupPhase::kPending});
+  for (const char* name : {"d-wait", "e-wait", "f-wait", "g-wait"}) {
+    b.Job(name, {.min = 2, .tasks = {{"w", 2, "cpu=2"}}, .phase = PodGroupPhase::kPending});
+  }
+  const SchedulerConfig config = testing::MustParseConfig(kConfig);
+  ClusterSnapshot spent;
+  for (Millis now = 1000; now <= 5000; now += 1000) {
+    if (now == 3000) {
+      b.Job("a-new", {.tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+    }
+    if (now == 4000) {  // the running job finishes: the backlog moves towards the front
+      b.cache().DeletePod("default", "b-running-w-0");
+      b.cache().DeletePodGroup("default", "b-running");
+    }
+    ClusterSnapshot snapshot = b.cache().Snapshot(now, std::move(spent));
+    INFO("session at " << now);
+    CHECK(testing::DescribeSnapshot(snapshot) == testing::DescribeSnapshot(b.cache().Snapshot(now)));
+    absl::StatusOr<CycleResult> result =
+        RunSchedulingCycle(std::move(snapshot), config, BuiltinRegistry(), nullptr, &spent);
+    REQUIRE(result.ok());
+    SessionOutcome outcome;
+    outcome.raw = *std::move(result);
+    outcome.now = now;
+    Apply(b, outcome);
+  }
+}
+
 TEST_CASE("a shared reason as reported makes no update, is known by the reported object, and carries into a later update") {
   ClusterBuilder b;
   b.Node("n1", "cpu=2");

@@ -249,4 +249,32 @@ void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {
   }
 }
 
+// What a session may read of a snapshot: jobs, tasks and what each node holds.
+std::vector<std::string> DescribeSnapshot(const ClusterSnapshot& snap) {
+  std::vector<std::string> out;
+  for (const JobInfo& job : snap.jobs) {
+    std::string line = job.key() + " allocated=" + job.allocated.DebugString() + " request=" +
+                       job.request.DebugString() + " phase=" + std::to_string(static_cast<int>(job.phase)) +
+                       " scaled=" + std::to_string(job.last_scale_time) +
+                       " reported=" + (job.reported_wait ? WaitReasonText(*job.reported_wait) : "-") + " counts=";
+    for (int32_t count : job.status_count) line += std::to_string(count) + ",";
+    line += ":";
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = snap.tasks[t];
+      line += " " + task.key() + "/" + std::to_string(static_cast<int>(task.status)) + "@" + std::to_string(task.node);
+    }
+    out.push_back(line);
+  }
+  for (const NodeInfo& node : snap.nodes) {
+    std::string line = node.name() + " used=" + node.used.DebugString() + " releasing=" + node.releasing.DebugString() +
+                       " pipelined=" + node.pipelined.DebugString() + " limits=" + node.used_limits.DebugString() +
+                       " allocatable=" + node.allocatable.DebugString() + " pods=" + std::to_string(node.pod_count) + "/" +
+                       std::to_string(node.releasing_pods) + "/" + std::to_string(node.pipelined_pods) + "/" +
+                       std::to_string(node.max_pods) + (node.schedulable ? "" : " unschedulable") + " tasks:";
+    for (TaskId t : node.tasks) line += " " + snap.tasks[t].key();
+    out.push_back(line);
+  }
+  return out;
+}
+
 }  // namespace lahar::testing

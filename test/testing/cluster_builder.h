@@ -114,6 +114,10 @@ SchedulerConfig MustParseConfig(std::string_view config_yaml);
 // for, as an owner takes them (ClusterCache::NoteWaitReported), for multi-session tests.
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome);
 
+// What a session may read of a snapshot, one line per job (counts, reason, tasks' states and
+// nodes) and per node (what it holds): two snapshots a session cannot tell apart describe alike.
+std::vector<std::string> DescribeSnapshot(const ClusterSnapshot& snap);
+
 }  // namespace lahar::testing
 
 #endif  // LAHAR_TEST_TESTING_CLUSTER_BUILDER_H_
