@@ -1,0 +1,206 @@
+// Where a task fits: one node's answer (ResourceFit, Evaluate) and the search over nodes
+// (FindBestNode), with its cache of searches by pod shape, and the fit errors it gathers.
+#include "scheduler/framework/session.h"
+
+#include <algorithm>
+
+#include "api/strings.h"
+
+namespace lahar {
+namespace {
+
+std::string FitMessage(const FitResult& r) {
+  switch (r.code) {
+    case FitCode::kFit: return "fit";
+    case FitCode::kInsufficientResource: return StrCat("too little ", r.detail);
+    case FitCode::kTooManyPods: return "too many pods";
+    case FitCode::kNodeUnschedulable: return "unschedulable (cordoned)";
+    case FitCode::kNodeNotReady: return "not ready";
+    case FitCode::kNodeSelectorMismatch: return "labels that do not match the node selector";
+    case FitCode::kNodeAffinityMismatch: return "labels that do not match the node affinity";
+    case FitCode::kUntoleratedTaint: return StrCat("taint ", r.detail);
+    case FitCode::kElasticLimit: return StrCat("no room for elastic workers within pod limits of ", r.detail);
+    case FitCode::kSchedulingGated: return "scheduling gates";
+    case FitCode::kOther: return std::string(r.detail);
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+void FitErrors::Add(const FitResult& result) {
+  if (result.code == FitCode::kSchedulingGated) gated_ = true;
+  ++counts_[FitMessage(result)];
+}
+
+void FitErrors::AddShortage(ResourceId resource, int64_t need) {
+  auto& [nodes, pod_need] = shortages_[resource];
+  ++nodes;
+  pod_need = need;
+}
+
+std::optional<ResourceShortage> FitErrors::MostShort() const {
+  std::optional<ResourceShortage> most;
+  int32_t most_nodes = 0;
+  for (const auto& [resource, entry] : shortages_) {
+    if (entry.first > most_nodes) {
+      most_nodes = entry.first;
+      most = ResourceShortage{.resource = resource, .need = entry.second};
+    }
+  }
+  return most;
+}
+
+std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
+  std::vector<std::pair<std::string, int32_t>> sorted(counts_.begin(), counts_.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return sorted;
+}
+
+FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
+  const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
+  if (slots <= 0) return {FitCode::kTooManyPods, {}};
+  const Resources& req = task.request;
+  for (size_t i = 0; i < req.size(); ++i) {
+    auto id = static_cast<ResourceId>(i);
+    int64_t want = req.Get(id);
+    if (want <= 0) continue;
+    // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle
+    // placements may only use what those promises leave.
+    int64_t free = node.allocatable.Get(id) - node.used.Get(id);
+    int64_t promised_beyond_releasing = node.pipelined.Get(id) - node.releasing.Get(id);
+    if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
+    if (want > free) return {FitCode::kInsufficientResource, {}};
+  }
+  return {};
+}
+
+std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape,
+                                           NodeSearch& search) {
+  NodeSearch::Cached& cache = search.cache;
+  if (!cache.valid || cache.free_epoch != free_epoch_ || !(cache.shape == shape)) return std::nullopt;
+  NodeId best = kNoId;
+  double best_score = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < cache.nodes.size(); ++i) {
+    NodeId id = cache.nodes[i];
+    double score = cache.scores[i];
+    if (cache.versions[i] != node_version_[id]) {
+      const NodeInfo& node = cluster_.nodes[id];
+      FitResult fit = ResourceFit(task, node, shape.placement);
+      if (fit.ok()) fit = Predicate(task, node);
+      if (fit.ok() && shape.elastic) fit = ElasticPredicate(task, node);
+      if (!fit.ok()) continue;  // no longer a candidate
+      score = NodeScore(task, node);
+    }
+    cache.nodes[kept] = id;
+    cache.scores[kept] = score;
+    cache.versions[kept] = node_version_[id];
+    ++kept;
+    if (best == kNoId || score > best_score || (score == best_score && id < best)) {
+      best = id;
+      best_score = score;
+    }
+  }
+  cache.nodes.resize(kept);
+  cache.scores.resize(kept);
+  cache.versions.resize(kept);
+  if (best == kNoId) {
+    cache.valid = false;  // exhausted: search afresh
+    return std::nullopt;
+  }
+  return best;
+}
+
+std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
+                                        FitErrors* errors) const {
+  FitResult fit = ResourceFit(task, node, placement);
+  if (!fit.ok() && errors != nullptr) {
+    // A pod that waits for its gates would wait on an empty node too: that is the reason.
+    if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
+  }
+  if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
+    // Name the first short resource only when explaining; the hot path skips the lookup.
+    Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();
+    int short_id = task.request.FirstShortage(free);
+    static thread_local std::string name;
+    name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
+    fit.detail = name;
+    errors->Add(fit);
+    if (short_id >= 0) errors->AddShortage(static_cast<ResourceId>(short_id), task.request.Get(static_cast<ResourceId>(short_id)));
+    return std::nullopt;
+  }
+  if (fit.ok()) fit = Predicate(task, node);
+  if (fit.ok() && elastic) fit = ElasticPredicate(task, node);
+  if (!fit.ok()) {
+    if (errors != nullptr) errors->Add(fit);
+    return std::nullopt;
+  }
+  return NodeScore(task, node);
+}
+
+NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement,
+                               bool elastic, FitErrors* errors) {
+  NodeId best = kNoId;
+  double best_score = 0;
+  for (NodeId id : scope) {
+    std::optional<double> score = Evaluate(task, cluster_.nodes[id], placement, elastic, errors);
+    if (score && (best == kNoId || *score > best_score)) {  // ascending ids: ties keep the lower
+      best = id;
+      best_score = *score;
+    }
+  }
+  return best;
+}
+
+NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors,
+                             NodeSearch* search) {
+  const size_t n = cluster_.nodes.size();
+  if (n == 0) return kNoId;
+  if (const std::vector<NodeId>* scope = job_scope_[task.job]) {
+    return FindBestNodeIn(*scope, task, placement, elastic, errors);
+  }
+  NodeSearch& state = search != nullptr ? *search : search_;
+  NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
+  if (errors == nullptr) {
+    if (std::optional<NodeId> cached = FindInCache(task, shape, state)) return *cached;
+  }
+  size_t want = n;
+  if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
+    int pct = search_options_.percentage;
+    if (pct <= 0) pct = std::max<int>(search_options_.min_percentage, 50 - static_cast<int>(n / 125));
+    want = std::max<size_t>(n * static_cast<size_t>(pct) / 100,
+                            static_cast<size_t>(search_options_.min_nodes_to_find));
+  }
+  const size_t start = errors == nullptr && want < n ? state.next_start % n : 0;
+  NodeSearch::Cached fresh;
+  NodeId best = kNoId;
+  double best_score = 0;
+  size_t found = 0;
+  size_t examined = 0;
+  for (; examined < n && found < want; ++examined) {
+    const NodeInfo& node = cluster_.nodes[(start + examined) % n];
+    std::optional<double> evaluated = Evaluate(task, node, placement, elastic, errors);
+    if (!evaluated) continue;
+    ++found;
+    const double score = *evaluated;
+    fresh.nodes.push_back(node.id);
+    fresh.scores.push_back(score);
+    fresh.versions.push_back(node_version_[node.id]);
+    if (best == kNoId || score > best_score || (score == best_score && node.id < best)) {
+      best = node.id;
+      best_score = score;
+    }
+  }
+  if (errors == nullptr) {
+    if (want < n) state.next_start = (start + examined) % n;
+    if (best != kNoId) {
+      fresh.valid = true;
+      fresh.shape = std::move(shape);
+      fresh.free_epoch = free_epoch_;
+      state.cache = std::move(fresh);
+    }
+  }
+  return best;
+}
+}  // namespace lahar
