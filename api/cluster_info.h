@@ -30,6 +30,7 @@ using JobId = int32_t;
 using NodeId = int32_t;
 using QueueId = int32_t;
 inline constexpr int32_t kNoId = -1;
+inline constexpr int32_t kNoShape = -1;  // TaskInfo::shape not numbered
 
 struct Topology;  // api/topology.h
 
@@ -73,6 +74,10 @@ struct TaskInfo {
   // Tasks with the same scheduling constraints (selector, affinity, tolerations, gates) share a class,
   // so predicate plugins can cache node results per class instead of per pod.
   int32_t constraint_class = 0;
+  // Tasks of one constraint class with the same requests and limits share a shape (numbered by
+  // the cache, once per pod change), so that a session compares and hashes shapes as numbers.
+  // kNoShape: not numbered (a snapshot made by hand); compare the fields.
+  int32_t shape = kNoShape;
 
   const std::string& name() const { return pod->meta.name; }
   const std::string& namespace_() const { return pod->meta.namespace_; }

@@ -134,6 +134,11 @@ int32_t ClusterCache::ConstraintClass(const Pod& pod) {
   return it->second;
 }
 
+int32_t ClusterCache::ShapeOf(int32_t constraint_class, const Pod& pod) {
+  ShapeKey key{constraint_class, pod.requests.NonZero(), pod.limits.NonZero()};
+  return shapes_.try_emplace(std::move(key), static_cast<int32_t>(shapes_.size())).first->second;
+}
+
 void ClusterCache::MarkDirty(std::string_view job_key) {
   if (!all_dirty_) dirty_jobs_.emplace(job_key);
 }
@@ -163,6 +168,7 @@ void ClusterCache::UpsertPod(Pod pod) {
   if (!same_incarnation) entry.releasing = false;
   if (entry.assumed_bound && pod.node_name.empty() && entry.pod) pod.node_name = entry.pod->node_name;
   entry.constraint_class = ConstraintClass(pod);
+  entry.shape = ShapeOf(entry.constraint_class, pod);
   entry.ours = options_.scheduler_names.count(pod.scheduler_name) > 0;
   auto group = pod.meta.annotations.find(kGroupNameAnnotation);
   entry.job_key = group != pod.meta.annotations.end() && !group->second.empty()

@@ -8,6 +8,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -89,6 +91,7 @@ class ClusterCache {
   struct PodEntry {
     std::shared_ptr<const Pod> pod;
     int32_t constraint_class = 0;
+    int32_t shape = kNoShape;  // TaskInfo::shape
     bool assumed_bound = false;  // node set by AssumeBound, not confirmed
     bool releasing = false;      // evicted by us, not yet gone
     bool ours = false;           // scheduled by one of our scheduler names
@@ -133,6 +136,7 @@ class ClusterCache {
   static constexpr char kLonePodSuffix[] = "\x01";
 
   int32_t ConstraintClass(const Pod& pod);
+  int32_t ShapeOf(int32_t constraint_class, const Pod& pod);
   void Unlink(const std::string& pod_key, const PodEntry& entry);
   void MarkDirty(std::string_view job_key);
   // A pod entry of ours changed in place: a new version, and its job's block is rebuilt.
@@ -161,6 +165,9 @@ class ClusterCache {
   mutable bool topology_dirty_ = true;
   mutable uint64_t topology_node_set_version_ = 0;
   std::map<std::string, int32_t, std::less<>> constraint_classes_;
+  using ShapeKey = std::tuple<int32_t, std::vector<std::pair<ResourceId, int64_t>>,
+                              std::vector<std::pair<ResourceId, int64_t>>>;
+  std::map<ShapeKey, int32_t> shapes_;  // TaskInfo::shape by class, requests and limits
   std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
   std::map<std::string, Millis, std::less<>> eviction_refused_until_;  // pod key -> until
   // Our pods by job key, then by pod key (both sorted): a snapshot walks jobs without lookups.

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
+
 #include "api/duration.h"
 #include "test/testing/cluster_builder.h"
 
@@ -60,6 +63,40 @@ TEST_CASE("a task carries its pod's scheduling gates, and an update that removes
   const TaskInfo& now = after.tasks[after.jobs[after.FindJob("default/solo")].tasks.front()];
   CHECK_FALSE(now.gated);
   CHECK(now.constraint_class == ungated.constraint_class);
+}
+
+TEST_CASE("pods alike in constraints, requests and limits share a shape, and an update that changes one is seen") {
+  ClusterCache cache;
+  auto pod_of = [](const std::string& name, int64_t cpu, int64_t cpu_limit) {
+    Pod pod = LonePod(name);
+    pod.requests.Set(kCpu, cpu);
+    pod.limits.Set(kCpu, cpu_limit);
+    return pod;
+  };
+  cache.UpsertPod(pod_of("a", 1000, 2000));
+  cache.UpsertPod(pod_of("b", 1000, 2000));
+  cache.UpsertPod(pod_of("c", 1000, 3000));  // another limit
+  cache.UpsertPod(pod_of("d", 2000, 2000));  // another request
+  Pod gated = pod_of("e", 1000, 2000);
+  gated.scheduling_gates = {"example.com/quota"};  // another constraint class
+  cache.UpsertPod(gated);
+  auto shapes = [&cache](Millis now) {
+    ClusterSnapshot snap = cache.Snapshot(now);
+    std::map<std::string, int32_t> out;
+    for (const JobInfo& job : snap.jobs) out[job.name] = snap.tasks[job.tasks.front()].shape;
+    return out;
+  };
+  std::map<std::string, int32_t> before = shapes(0);
+  CHECK(before["a"] != kNoShape);
+  CHECK(before["a"] == before["b"]);
+  CHECK(before["a"] != before["c"]);
+  CHECK(before["a"] != before["d"]);
+  CHECK(before["a"] != before["e"]);
+  CHECK(before["c"] != before["d"]);
+  cache.UpsertPod(pod_of("b", 2000, 2000));  // b now asks what d asks
+  std::map<std::string, int32_t> after = shapes(1000);
+  CHECK(after["b"] == before["d"]);
+  CHECK(after["a"] == before["a"]);
 }
 
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {

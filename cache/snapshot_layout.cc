@@ -418,6 +418,7 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     auto preemptable = pod.meta.annotations.find(kPreemptableAnnotation);
     task.preemptable = preemptable == pod.meta.annotations.end() || preemptable->second != "false";
     task.constraint_class = entry->constraint_class;
+    task.shape = entry->shape;
     task.status = StatusOf(pod, entry->releasing);
     if (task.status == TaskStatus::kFailed && !IsTerminal(pod.phase)) continue;  // deleted before binding
     block.node_names.push_back(HoldsNode(task.status) ? &pod.node_name : nullptr);

@@ -19,14 +19,14 @@ namespace lahar {
 struct JobExplanation {
   std::string job;    // namespace/name
   std::string queue;
-  std::string phase;  // the PodGroup phase
+  std::string phase{};  // the PodGroup phase
   int32_t min = 0, placed = 0, pending = 0;
   // While it waits: the reason's kind, words (WaitReasonText) and PodGroup condition reason.
   bool waiting = false;
-  std::string kind, reason, condition_reason;
+  std::string kind{}, reason{}, condition_reason{};
   // What would let it start, e.g. "2 jobs of queue b hold 12 nvidia.com/gpu beyond their
   // deserved share and are reclaimable".
-  std::vector<std::string> remedies;
+  std::vector<std::string> remedies{};
 };
 
 // `queues` are the session's queue figures (CycleResult::queues, for deserved shares).

@@ -49,8 +49,8 @@ bool IsAdmitted(const JobInfo& job);
 // too few pending pods (the gang plugin declares such jobs invalid).
 // The result is the session's memo: valid until the job's tasks next change (copy it to keep it).
 const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo& job);
-// A hash of what decides where those tasks fit (constraint class, requests, limits), in order:
-// jobs with equal hashes need the same room.
+// A hash of what decides where those tasks fit (constraint class, requests, limits: their
+// TaskInfo::shape where numbered), in order: jobs with equal hashes need the same room.
 uint64_t MinShapesHash(const Session& session, const JobInfo& job);
 
 // What admitting the job asks of the cluster: its minResources minus what it already holds. A

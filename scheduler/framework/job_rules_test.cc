@@ -45,6 +45,11 @@ TEST_CASE("starving jobs and the tasks a job lacks follow task changes, also whe
   CHECK(StarvingJobs(session).size() == 2);
   CHECK(Names(session, TasksToReachMin(session, a)) == std::vector<std::string>{"a-w-1"});
   CHECK(MinShapesHash(session, a) == shapes_before);
+  // A job sent back to Pending is not starving (not admitted), and starving again once admitted.
+  session.SetJobPhase(c, PodGroupPhase::kPending);
+  CHECK(StarvingJobIds(session) == std::vector<JobId>{a.id});
+  session.SetJobPhase(c, PodGroupPhase::kInqueue);
+  CHECK(StarvingJobIds(session).size() == 2);
 }
 
 TEST_CASE("jobs that lack the same shapes have the same shapes hash") {

@@ -293,6 +293,12 @@ bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pai
   return true;
 }
 
+void VictimOrderCache::LeftAlone(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
+  const std::vector<TaskId>* tasks = UnplacedMinTasks(session, job);
+  if (tasks == nullptr || tasks->empty()) return;  // FailsAlike does not ask for these
+  entries_->failures.emplace(ShapesKey(session, job, key), /*touched=*/false);
+}
+
 void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
   // A budget shared by several jobs allows less for each once one of them lost pods.
   if (!session.cluster().disruption_budgets.empty()) return Clear();

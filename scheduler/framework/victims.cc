@@ -92,6 +92,7 @@ StarvingPass RelieveEach(Session& session, std::string_view action, const Starvi
     std::optional<VictimPlan> planned = plan_in(statement);
     if (!planned) {
       if (where) session.SetJobScope(id, nullptr);
+      orders.LeftAlone(session, job, key);
       continue;
     }
     VictimPlan& plan = *planned;

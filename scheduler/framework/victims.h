@@ -104,6 +104,8 @@ class VictimOrderCache {
   // last kept plan: then `job` fails alike, and the failed plan's trace, when it left one, is
   // replayed. Asked before a policy is made, it spares making one.
   bool FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
+  // `job` was left alone (no policy): the starving jobs of `key` with its shapes fail alike.
+  void LeftAlone(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
   struct Entries;  // defined where the orders are built
   Entries& entries() { return *entries_; }
 
@@ -137,7 +139,9 @@ struct StarvingJobHandler {
   // When set, orders are shared by this key instead (policies with the same victims, whatever
   // their room and limits), and `key` keeps the failures apart.
   std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> order_key;
-  // The policy for `job`, or nullopt to leave the job alone.
+  // The policy for `job`, or nullopt to leave the job alone. Like the policy itself, whether
+  // one is given depends only on what the key captures and the job's unplaced min (its shapes),
+  // until a plan commits: a job left alone is remembered as failing, and so are the jobs alike.
   std::function<std::optional<VictimPolicy>(const JobInfo& job)> policy;
   // Told of every plan once it is committed (`committed`) or discarded. May be null.
   std::function<void(const VictimPlan& plan, bool committed)> settled;

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -624,6 +625,34 @@ TEST_CASE("starving jobs tried by id first are served in job order once a plan f
     for (const auto& [pod, reason] : second.evicts) CHECK(reason == "elastic-preempted-for default/z");
     CHECK_FALSE(memo.LastRunFruitless("preempt-elastic-workers"));
   }
+}
+
+// A job the handler leaves alone (no policy) fails for every starving job of its key and its
+// shapes until a plan commits: those are not asked again; another shape or another key is.
+TEST_CASE("a starving job left alone is not asked again for the jobs of its key and shapes") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=8,memory=32Gi");
+  b.Job("a", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}});
+  b.Job("b", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}});
+  b.Job("c", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}});
+  b.Job("d", {.min = 2, .tasks = {{"worker", 2, "cpu=32"}}});  // another shape
+  b.Job("e", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}, .priority_class = "high"});
+  b.PriorityClass("high", 100);
+  testing::SessionFixture s(b, kConfig);
+  Strings asked;
+  StarvingJobHandler handler;
+  handler.key = [](const JobInfo& job) { return std::pair<int64_t, int64_t>{job.queue, job.priority}; };
+  handler.policy = [&asked](const JobInfo& job) -> std::optional<VictimPolicy> {
+    asked.push_back(job.name);
+    return std::nullopt;
+  };
+  RelieveStarvingJobs(s.session(), "test", handler);
+  std::sort(asked.begin(), asked.end());
+  // One of a, b, c (whichever comes first in job order), d and e.
+  REQUIRE(asked.size() == 3);
+  CHECK((asked[0] == "a" || asked[0] == "b" || asked[0] == "c"));
+  CHECK(asked[1] == "d");
+  CHECK(asked[2] == "e");
 }
 
 }  // namespace

@@ -16,12 +16,12 @@ namespace lahar {
 
 // One simulated configuration: what `lahar-sim run --out DIR` leaves in DIR.
 struct ReportRun {
-  std::string label;         // configuration label, e.g. "elastic.conf"
-  std::string events_jsonl;  // contents of events.jsonl
-  std::string summary_json;  // contents of summary.json
+  std::string label{};       // configuration label, e.g. "elastic.conf"
+  std::string events_jsonl{};  // contents of events.jsonl
+  std::string summary_json{};  // contents of summary.json
   // When set, events.jsonl is read from this file line by line instead (a long run's events need
   // not fit in memory).
-  std::string events_path;
+  std::string events_path{};
 };
 
 // Renders one self-contained HTML page: inline CSS and inline SVG charts, no scripts, no
