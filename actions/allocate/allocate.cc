@@ -248,11 +248,10 @@ class Allocator {
       if (task.status != TaskStatus::kPending) continue;
       if (first == nullptr) {
         first = &task;
-      } else if (task.shape == kNoShape || task.shape != first->shape) {  // one shape: one class and request
-        if (task.constraint_class != first->constraint_class || task.gated != first->gated ||
-            !(task.request == first->request)) {
-          return std::nullopt;
-        }
+      } else if ((task.shape == kNoShape || task.shape != first->shape) &&  // one shape: one class, request
+                 (task.constraint_class != first->constraint_class || task.gated != first->gated ||
+                  !(task.request == first->request))) {
+        return std::nullopt;
       }
     }
     return std::make_pair(pods, first->id);

@@ -268,32 +268,18 @@ void SortInJobOrder(const Session& session, std::string_view list, std::vector<J
   }
 }
 
-namespace {
-
-bool IsStarving(const Session& session, const JobInfo& job) {
-  if (!ElasticEligible(session, job)) return false;
-  const std::vector<TaskId>* missing = UnplacedMinTasks(session, job);
-  if (missing == nullptr) return false;
-  return std::any_of(missing->begin(), missing->end(), [&](TaskId t) { return !session.task(t).best_effort; });
-}
-
-}  // namespace
-
 const std::vector<JobId>& StarvingJobIds(const Session& session) {
-  Session::Memos& memos = session.memos();
-  Session::Memos::PerVersion& memo = memos.starving_jobs;
+  Session::Memos::PerVersion& memo = session.memos().starving_jobs;
   if (memo.version == session.state_version()) return memo.ids;
   memo.ids.clear();
-  // A job's answer reads its tasks, its phase and its queue (fixed in a session): it is asked
-  // again only of the jobs whose tasks or phase changed since.
   for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
     const JobInfo& job = session.job(id);
-    Session::Memos::StarvingVerdict& verdict = memos.starving_verdicts[id];
-    const uint64_t version = session.job_tasks_version(id);
-    if (verdict.version != version || verdict.phase != job.phase) {
-      verdict = {.version = version, .phase = job.phase, .starving = IsStarving(session, job)};
-    }
-    if (verdict.starving) memo.ids.push_back(id);
+    if (!ElasticEligible(session, job)) continue;
+    const std::vector<TaskId>* missing = UnplacedMinTasks(session, job);
+    if (missing == nullptr) continue;
+    const bool needs_room =
+        std::any_of(missing->begin(), missing->end(), [&](TaskId t) { return !session.task(t).best_effort; });
+    if (needs_room) memo.ids.push_back(id);
   }
   memo.version = session.state_version();
   return memo.ids;

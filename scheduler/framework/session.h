@@ -274,13 +274,6 @@ class Session {
       std::optional<uint64_t> shapes;  // reach_min only: MinShapesHash
     };
     PerVersion starving_jobs;         // StarvingJobIds, by state_version()
-    // Whether each job is starving, by job_tasks_version() and phase: what it reads of the job.
-    struct StarvingVerdict {
-      uint64_t version = UINT64_MAX;
-      PodGroupPhase phase = PodGroupPhase::kPending;
-      bool starving = false;
-    };
-    std::vector<StarvingVerdict> starving_verdicts;
     PerVersion starving_in_order;     // StarvingJobs, by state_version()
     std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
     std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
@@ -309,7 +302,6 @@ class Session {
   void AddTaskOrderFn(TaskCompareFn fn);
   void AddPredicateFn(PredicateFn fn);
   void AddNodeOrderFn(NodeScoreFn fn);
-  // A job's validity may read the job and its own tasks only: it is kept until they change.
   void AddJobValidFn(JobValidFn fn);
   void AddJobReadyFn(JobTestFn fn);
   void AddJobPipelinedFn(JobVoteFn fn);
