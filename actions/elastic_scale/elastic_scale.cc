@@ -63,7 +63,10 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
     }
     return plans.empty() ? StarvingPass::kNoneFit : StarvingPass::kSomeFit;
   };
-  PlanUnlessFruitless(session, "elastic-scale", scalable, pass);
+  // Planned as preempt-elastic-workers plans, but for the workers inside their cooldown: when
+  // there are none, its runs are of the same class, and one it found fruitless is not tried again.
+  const bool same_as_elastic_workers = CooldownChangesNothing(session, scalable);
+  PlanUnlessFruitless(session, "elastic-scale", scalable, pass, same_as_elastic_workers ? kElasticWorkersRuns : "");
   for (const NodeInfo& node : session.nodes()) {
     Resources from_idle = node.pipelined - node.releasing;
     from_idle.ClampNegativeToZero();

@@ -42,6 +42,7 @@ class PreemptElasticWorkersAction : public Action {
       return ElasticWorkersPolicy(session, job);
     };
     handler.order_key = ElasticWorkersOrderKey(session);
+    handler.run_class = kElasticWorkersRuns;
     RelieveStarvingJobs(session, Name(), handler);
     ShedUnpaidWorkers(session);
   }

@@ -49,6 +49,13 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   return policy;
 }
 
+bool CooldownChangesNothing(const Session& session, const std::vector<bool>& scalable) {
+  const std::vector<JobId>& live = session.LiveJobs();
+  return std::none_of(live.begin(), live.end(), [&](JobId id) {
+    return !scalable[id] && !ElasticWorkers(session, session.job(id)).empty();
+  });
+}
+
 std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorkersOrderKey(const Session& session) {
   const std::vector<QueueInfo>& queues = session.cluster().queues;
   const bool shared = std::all_of(queues.begin(), queues.end(), [](const QueueInfo& q) { return q.reclaimable; });
@@ -138,13 +145,13 @@ void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>
 }
 
 // PlanUnlessFruitless' fingerprint of the state, nullopt when it cannot be had.
-std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::string_view action,
+std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::string_view run_class,
                                                const std::vector<JobId>& starving, const std::vector<bool>& scalable) {
   const ClusterSnapshot& cluster = session.cluster();
   if (!cluster.disruption_budgets.empty()) return std::nullopt;
   Session::Memos& memos = session.memos();
   if (memos.fingerprint_version == session.state_version()) {
-    return StateHash().Add(action).Add(*memos.fingerprint).value();
+    return StateHash().Add(run_class).Add(*memos.fingerprint).value();
   }
   StateHash hash;
   for (const NodeInfo& node : cluster.nodes) {
@@ -171,7 +178,7 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   for (JobId id : starving) HashJob(session, session.job(id), scalable, hash);
   memos.fingerprint_version = session.state_version();
   memos.fingerprint = hash.value();
-  return StateHash().Add(action).Add(hash.value()).value();
+  return StateHash().Add(run_class).Add(hash.value()).value();
 }
 
 // `pass` over the starving jobs as in job order (StarvingJobs), for less when no plan fits. Then
@@ -227,18 +234,21 @@ bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const 
 
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
   const std::vector<bool> scalable = ScalableJobs(session);
-  PlanUnlessFruitless(session, action, scalable, [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
-    return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
-  });
+  PlanUnlessFruitless(
+      session, action, scalable,
+      [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
+        return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
+      },
+      handler.run_class);
 }
 
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<bool>& scalable,
-                         const StarvingPassFn& pass) {
+                         const StarvingPassFn& pass, std::string_view run_class) {
   const std::vector<JobId> starving = StarvingJobIds(session);  // a copy: plans change the memo
   WaitMemo* memo = session.wait_memo();
   std::optional<uint64_t> fingerprint;
   if (memo != nullptr && memo->enabled() && !starving.empty()) {
-    fingerprint = StarvingRunFingerprint(session, action, starving, scalable);
+    fingerprint = StarvingRunFingerprint(session, run_class.empty() ? action : run_class, starving, scalable);
   }
   if (fingerprint) {
     if (const WaitMemo::FruitlessRun* run = memo->Find(action, *fingerprint, session.now())) {

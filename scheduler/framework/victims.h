@@ -126,6 +126,12 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job,
 // preempt-elastic-workers' policy for `starving` (also elastic-scale's reservation, with
 // include_cooldown): the elastic workers of jobs of its own queue or of reclaimable queues.
 VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starving);
+// The run class (see PlanUnlessFruitless) of passes that plan every starving job with
+// ElasticWorkersPolicy, without include_cooldown or where it changes nothing.
+inline constexpr char kElasticWorkersRuns[] = "elastic-workers";
+// Whether include_cooldown changes nothing for ElasticWorkersPolicy now: no live job whose
+// workers may not go (`scalable` false) has elastic workers, so no job offers more with it.
+bool CooldownChangesNothing(const Session& session, const std::vector<bool>& scalable);
 // The order key of ElasticWorkersPolicy, decided once per action run: when every queue is
 // reclaimable its victims are the same for every starving job, which then share one order;
 // otherwise the job's queue.
@@ -145,6 +151,8 @@ struct StarvingJobHandler {
   std::function<std::optional<VictimPolicy>(const JobInfo& job)> policy;
   // Told of every plan once it is committed (`committed`) or discarded. May be null.
   std::function<void(const VictimPlan& plan, bool committed)> settled;
+  // The class of the action's runs (PlanUnlessFruitless); empty: the action's name.
+  std::string run_class;
 };
 
 // How far a pass over starving jobs went (see PlanUnlessFruitless).
@@ -195,8 +203,12 @@ std::vector<bool> ScalableJobs(const Session& session);
 // hash is made once per session state (Session::state_version). A skipped run's only trace, task
 // states changed and undone, is replayed. `pass` must search nodes with a Session::NodeSearch of
 // its own, fresh per plan, so that its answers depend on the state alone.
+// Runs are remembered by `run_class` and state (empty class: the action's name): actions whose
+// passes plan the same starving jobs with the same victims, keys, room and limits (and differ in
+// what they do with a plan that fits) give their runs one class, and a run one of them found
+// fruitless is skipped by the others in the same state too.
 void PlanUnlessFruitless(Session& session, std::string_view action, const std::vector<bool>& scalable,
-                         const StarvingPassFn& pass);
+                         const StarvingPassFn& pass, std::string_view run_class = {});
 
 // The reason of an elastic worker taken back because its job's reports show it does not pay
 // (spec 3.2): nobody waits for it.

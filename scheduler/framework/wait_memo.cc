@@ -4,9 +4,14 @@ namespace lahar {
 
 const WaitMemo::FruitlessRun* WaitMemo::Find(std::string_view action, uint64_t fingerprint, Millis now) const {
   if (!enabled_) return nullptr;
-  auto it = runs_.find(action);
-  if (it == runs_.end() || it->second.fingerprint != fingerprint || now >= it->second.expires) return nullptr;
-  return &it->second;
+  auto usable = [&](const FruitlessRun& run) { return run.fingerprint == fingerprint && now < run.expires; };
+  auto own = runs_.find(action);
+  if (own != runs_.end() && usable(own->second)) return &own->second;
+  // Another action's run of the same class over the same state (the class is in the fingerprint).
+  for (const auto& [name, run] : runs_) {
+    if (usable(run)) return &run;
+  }
+  return nullptr;
 }
 
 }  // namespace lahar

@@ -35,7 +35,9 @@ class WaitMemo {
     bool touched = false;
     Millis expires = 0;
   };
-  // The remembered run of `action` when it had this fingerprint and has not expired at `now`.
+  // The remembered run of `action` when it had this fingerprint and has not expired at `now`;
+  // else another action's run with this fingerprint (fingerprints name the run's class, and
+  // actions whose runs read the same share one: see PlanUnlessFruitless).
   const FruitlessRun* Find(std::string_view action, uint64_t fingerprint, Millis now) const;
   void Remember(std::string_view action, const FruitlessRun& run) {
     if (enabled_) runs_.insert_or_assign(std::string(action), run);
