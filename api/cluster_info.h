@@ -31,6 +31,7 @@ using NodeId = int32_t;
 using QueueId = int32_t;
 inline constexpr int32_t kNoId = -1;
 inline constexpr int32_t kNoShape = -1;  // TaskInfo::shape not numbered
+inline constexpr int32_t kNoRoleMinimum = -1;  // TaskInfo::role_index: its role has no minTaskMember
 
 struct Topology;  // api/topology.h
 
@@ -66,6 +67,9 @@ struct TaskInfo {
   Resources request;               // effective requests (no "pods" entry: counted separately)
   Resources limit;                 // effective limits (missing limits = requests)
   std::string role;                // volcano.sh/task-spec, "" when unset
+  // The place of `role` among its job's min_task_member (in the map's order), set with the job,
+  // or kNoRoleMinimum: per-role counts are vectors indexed by it, not maps of role names.
+  int32_t role_index = kNoRoleMinimum;
   int32_t task_priority = 0;       // higher first
   int64_t index = 0;               // pod index within its job (rank); lower first
   bool best_effort = false;        // requests nothing

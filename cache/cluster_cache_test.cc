@@ -99,6 +99,18 @@ TEST_CASE("pods alike in constraints, requests and limits share a shape, and an 
   CHECK(after["a"] == before["a"]);
 }
 
+TEST_CASE("a task's role index is its role's place among its job's minTaskMember, or none") {
+  testing::ClusterBuilder b;
+  b.Job("j", {.min = 3,
+              .tasks = {{"ps", 1, "cpu=1"}, {"worker", 2, "cpu=1"}, {"chief", 1, "cpu=1"}},
+              .min_task_member = {{"worker", 2}, {"ps", 1}}});  // chief has no minimum
+  ClusterSnapshot snap = b.cache().Snapshot(0);
+  REQUIRE(snap.jobs.size() == 1);
+  std::map<std::string, int32_t> index;  // role -> role_index
+  for (TaskId t : snap.jobs[0].tasks) index[snap.tasks[t].role] = snap.tasks[t].role_index;
+  CHECK(index == std::map<std::string, int32_t>{{"chief", kNoRoleMinimum}, {"ps", 0}, {"worker", 1}});
+}
+
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 
 #include "absl/container/flat_hash_map.h"
 #include "api/state_hash.h"
@@ -411,6 +412,9 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     task.request = pod.requests;
     task.limit = pod.limits;
     task.role = entry->role;
+    if (auto role = job.min_task_member.find(task.role); role != job.min_task_member.end()) {
+      task.role_index = static_cast<int32_t>(std::distance(job.min_task_member.begin(), role));
+    }
     task.task_priority = entry->task_priority;
     task.index = entry->index;
     task.best_effort = pod.requests.IsZero();

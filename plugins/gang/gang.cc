@@ -23,15 +23,7 @@ std::vector<int32_t> RoleCounts(const JobInfo& job, const std::vector<TaskInfo>&
   if (out.empty()) return out;
   for (TaskId id : job.tasks) {
     const TaskInfo& task = tasks[id];
-    if (!counts(task.status)) continue;
-    size_t i = 0;
-    for (const auto& [role, min] : job.min_task_member) {
-      if (role == task.role) {
-        ++out[i];
-        break;
-      }
-      ++i;
-    }
+    if (task.role_index != kNoRoleMinimum && counts(task.status)) ++out[task.role_index];
   }
   return out;
 }

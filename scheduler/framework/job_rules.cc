@@ -41,28 +41,18 @@ std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo
   };
   int32_t total_deficit = job.min_available - job.ReadyCount() - job.Count(TaskStatus::kPipelined);
 
-  struct RoleNeed {
-    std::string_view role;
-    int32_t deficit;
-  };
-  absl::InlinedVector<RoleNeed, 4> roles;
-  auto find_role = [&roles](std::string_view role) -> RoleNeed* {
-    for (RoleNeed& r : roles) {
-      if (r.role == role) return &r;
-    }
-    return nullptr;
-  };
+  // Per role with a minimum (TaskInfo::role_index): how many more it needs.
+  PerRole deficits;
   int32_t role_deficit = 0;
   if (!job.min_task_member.empty()) {
-    for (const auto& [role, min] : job.min_task_member) roles.push_back({role, min});
+    for (const auto& [role, min] : job.min_task_member) deficits.push_back(min);
     for (TaskId id : job.tasks) {
       const TaskInfo& task = session.task(id);
-      if (!counts(task.status)) continue;
-      if (RoleNeed* r = find_role(task.role)) --r->deficit;
+      if (task.role_index != kNoRoleMinimum && counts(task.status)) --deficits[task.role_index];
     }
-    for (RoleNeed& r : roles) {
-      r.deficit = std::max(r.deficit, 0);
-      role_deficit += r.deficit;
+    for (int32_t& deficit : deficits) {
+      deficit = std::max(deficit, 0);
+      role_deficit += deficit;
     }
   }
   if (total_deficit <= 0 && role_deficit == 0) return {};
@@ -72,7 +62,7 @@ std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo
     if (session.task(id).status == TaskStatus::kPending) pending.push_back(id);
   }
   auto less = [&session](TaskId a, TaskId b) { return session.TaskOrderLess(session.task(a), session.task(b)); };
-  if (roles.empty()) {
+  if (deficits.empty()) {
     const size_t k = std::min(pending.size(), static_cast<size_t>(total_deficit));
     std::partial_sort(pending.begin(), pending.begin() + static_cast<ptrdiff_t>(k), pending.end(), less);
     pending.resize(k);
@@ -84,9 +74,9 @@ std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo
   std::vector<TaskId> needed;
   for (TaskId id : pending) {
     if (total_deficit <= 0 && role_deficit == 0) break;
-    RoleNeed* r = find_role(session.task(id).role);
-    if (r != nullptr && r->deficit > 0) {
-      --r->deficit;
+    const int32_t role = session.task(id).role_index;
+    if (role != kNoRoleMinimum && deficits[role] > 0) {
+      --deficits[role];
       --role_deficit;
       --total_deficit;
       needed.push_back(id);
@@ -117,18 +107,18 @@ std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo&
   if (surplus <= 0) return {};
   std::vector<TaskId> placed = TasksInOrder(session, job, [](const TaskInfo& t) { return IsPlaced(t.status); });
   MasterTasks master(session, job);
-  std::map<std::string, int32_t, std::less<>> slack = ReadyPerRole(session, job, /*count_pipelined=*/false);
-  for (auto& [role, count] : slack) count -= job.min_task_member.find(role)->second;
-  for (const auto& [role, min] : job.min_task_member) slack.emplace(role, -min);  // roles with none ready
+  // Per role with a minimum: how many more ready than it needs.
+  PerRole slack = ReadyPerRole(session, job, /*count_pipelined=*/false);
+  size_t i = 0;
+  for (const auto& [role, min] : job.min_task_member) slack[i++] -= min;
   std::vector<TaskId> workers;
   for (auto it = placed.rbegin(); it != placed.rend() && surplus > 0; ++it) {
     const TaskInfo& task = session.task(*it);
     if (task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding) break;
     if (master.Contains(task)) continue;
-    auto role = slack.find(task.role);
-    if (role != slack.end()) {
-      if (role->second <= 0) continue;
-      --role->second;
+    if (task.role_index != kNoRoleMinimum) {
+      if (slack[task.role_index] <= 0) continue;
+      --slack[task.role_index];
     }
     workers.push_back(task.id);
     --surplus;
@@ -171,12 +161,11 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
     return nullptr;
   }
   if (!job.min_task_member.empty()) {
-    std::map<std::string, int32_t, std::less<>> have = ReadyPerRole(session, job, /*count_pipelined=*/true);
-    for (TaskId t : tasks) ++have[session.task(t).role];
-    for (const auto& [role, min] : job.min_task_member) {
-      auto it = have.find(role);
-      if ((it == have.end() ? 0 : it->second) < min) return nullptr;
+    PerRole have = ReadyPerRole(session, job, /*count_pipelined=*/true);
+    for (TaskId t : tasks) {
+      if (session.task(t).role_index != kNoRoleMinimum) ++have[session.task(t).role_index];
     }
+    if (!EveryRoleReachesMin(job, have)) return nullptr;
   }
   return &tasks;
 }

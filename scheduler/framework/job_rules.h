@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "api/cluster_info.h"
 #include "api/wait_reason.h"
 #include "scheduler/framework/session.h"
@@ -108,20 +109,31 @@ class MasterTasks {
   TaskId rank0_ = kNoId;
 };
 
-// Ready tasks (placed or succeeded) per role, for the roles with a minTaskMember.
-inline std::map<std::string, int32_t, std::less<>> ReadyPerRole(const Session& session, const JobInfo& job,
-                                                                  bool count_pipelined) {
-  std::map<std::string, int32_t, std::less<>> ready;
-  if (job.min_task_member.empty()) return ready;
+// Per role with a minTaskMember (TaskInfo::role_index): a count, or a minimum.
+using PerRole = absl::InlinedVector<int32_t, 4>;
+
+// Ready tasks (placed or succeeded) per role with a minTaskMember.
+inline PerRole ReadyPerRole(const Session& session, const JobInfo& job, bool count_pipelined) {
+  PerRole ready(job.min_task_member.size(), 0);
+  if (ready.empty()) return ready;
   for (TaskId t : job.tasks) {
     const TaskInfo& task = session.task(t);
-    if (job.min_task_member.count(task.role) == 0) continue;
+    if (task.role_index == kNoRoleMinimum) continue;
     if (IsPlaced(task.status) || task.status == TaskStatus::kSucceeded ||
         (count_pipelined && task.status == TaskStatus::kPipelined)) {
-      ++ready[task.role];
+      ++ready[task.role_index];
     }
   }
   return ready;
+}
+
+// Whether `count` reaches every role's minTaskMember.
+inline bool EveryRoleReachesMin(const JobInfo& job, const PerRole& count) {
+  size_t i = 0;
+  for (const auto& [role, min] : job.min_task_member) {
+    if (count[i++] < min) return false;
+  }
+  return true;
 }
 
 // The job's elastic workers in eviction order (highest index first); see the definitions above.
@@ -155,12 +167,8 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
 // (gang) agree. Pipelined tasks do not count: they are promises, not pods.
 inline bool MinPlaced(const Session& session, const JobInfo& job) {
   if (job.ReadyCount() < job.min_available) return false;
-  if (!job.min_task_member.empty()) {
-    std::map<std::string, int32_t, std::less<>> ready = ReadyPerRole(session, job, /*count_pipelined=*/false);
-    for (const auto& [role, min] : job.min_task_member) {
-      auto it = ready.find(role);
-      if ((it == ready.end() ? 0 : it->second) < min) return false;
-    }
+  if (!job.min_task_member.empty() && !EveryRoleReachesMin(job, ReadyPerRole(session, job, /*count_pipelined=*/false))) {
+    return false;
   }
   return session.JobReady(job);
 }
