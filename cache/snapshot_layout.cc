@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "api/state_hash.h"
@@ -237,6 +238,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     task_counts.push_back(entry.task_count);
   }
   MoveKeptJobs(builds, task_counts, snap);
+  // The jobs laid out below (first task, count): the others hold no node.
+  std::vector<std::pair<size_t, size_t>> relaid;
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (LaidBlock& entry : existing_blocks_) {
@@ -300,6 +303,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     job.queue = block.queue_id;
     job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
+    relaid.emplace_back(tasks_laid, block.tasks.size());
     bool node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
@@ -331,15 +335,18 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     if (node_gone) snap.RecountJob(job);
   }
-  // Each node's tasks, in id order, in vectors sized once.
+  // Each node's tasks, in id order, in vectors sized once; only jobs laid out anew may hold nodes.
+  auto for_each_placed = [&](auto&& visit) {
+    for (const auto& [first, count] : relaid) {
+      for (size_t i = first; i < first + count; ++i) {
+        if (snap.tasks[i].node != kNoId) visit(snap.tasks[i]);
+      }
+    }
+  };
   std::vector<int32_t> on_node(snap.nodes.size(), 0);
-  for (const TaskInfo& task : snap.tasks) {
-    if (task.node != kNoId) ++on_node[task.node];
-  }
+  for_each_placed([&](const TaskInfo& task) { ++on_node[task.node]; });
   for (NodeInfo& node : snap.nodes) node.tasks.reserve(on_node[node.id]);
-  for (const TaskInfo& task : snap.tasks) {
-    if (task.node != kNoId) snap.nodes[task.node].tasks.push_back(task.id);
-  }
+  for_each_placed([&](const TaskInfo& task) { snap.nodes[task.node].tasks.push_back(task.id); });
   return snap;
 }
 
