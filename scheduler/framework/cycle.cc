@@ -4,6 +4,7 @@
 
 #include "api/status_macros.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
 
@@ -15,6 +16,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
   session->set_wait_memo(memo);
   RETURN_IF_ERROR(session->RunActions(registry));
   session->Close();
+  if (memo != nullptr) memo->SessionEnded();
   CycleResult result;
   for (const Binding& b : session->bindings()) {
     const TaskInfo& task = session->task(b.task);

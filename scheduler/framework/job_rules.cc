@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "api/state_hash.h"
 #include "api/strings.h"
+#include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
 
@@ -98,8 +99,35 @@ Session::Memos::PerVersion& JobMemo(const Session& session, std::vector<Session:
   return memo;
 }
 
+// The sessions' memory of the job's min (WaitMemo::PendingJobMin) while every task of it is
+// pending, else null (or without the memory, or a job no cache made: no version).
+WaitMemo::PendingJobMin* CarriedMin(const Session& session, const JobInfo& job) {
+  WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->enabled() || job.version == 0 || job.tasks.empty() ||
+      job.Count(TaskStatus::kPending) != static_cast<int32_t>(job.tasks.size())) {
+    return nullptr;
+  }
+  return &memo->PendingJobMinOf(job.version);
+}
+
 Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& job) {
-  return JobMemo(session, session.memos().reach_min, job, ComputeTasksToReachMin);
+  Session::Memos::PerVersion& memo = session.memos().reach_min[job.id];
+  const uint64_t version = session.job_tasks_version(job.id);
+  if (memo.version == version) return memo;
+  WaitMemo::PendingJobMin* carried = CarriedMin(session, job);
+  if (carried != nullptr && carried->known) {
+    std::vector<TaskId> ids;
+    ids.reserve(carried->offsets.size());
+    for (int32_t offset : carried->offsets) ids.push_back(job.tasks.front() + offset);
+    memo = {version, std::move(ids), carried->shapes};
+    return memo;
+  }
+  memo = {version, ComputeTasksToReachMin(session, job), std::nullopt};
+  if (carried != nullptr) {
+    carried->known = true;
+    for (TaskId t : memo.ids) carried->offsets.push_back(t - job.tasks.front());
+  }
+  return memo;
 }
 
 std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo& job) {
@@ -149,6 +177,7 @@ uint64_t MinShapesHash(const Session& session, const JobInfo& job) {
       }
     }
     memo.shapes = hash.value();
+    if (WaitMemo::PendingJobMin* carried = CarriedMin(session, job)) carried->shapes = memo.shapes;
   }
   return *memo.shapes;
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/session_fixture.h"
 
@@ -50,6 +51,46 @@ TEST_CASE("starving jobs and the tasks a job lacks follow task changes, also whe
   CHECK(StarvingJobIds(session) == std::vector<JobId>{a.id});
   session.SetJobPhase(c, PodGroupPhase::kInqueue);
   CHECK(StarvingJobIds(session).size() == 2);
+}
+
+TEST_CASE("a pending job's tasks to reach min come from the sessions' memory until its objects change") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=1");
+  b.Job("a", {.min = 2, .tasks = {{"w", 3, "cpu=1"}}});  // every pod pending
+  WaitMemo memo;
+  uint64_t version = 0;
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    version = a.version;
+    CHECK(Names(s.session(), TasksToReachMin(s.session(), a)) == std::vector<std::string>{"a-w-0", "a-w-1"});
+    WaitMemo::PendingJobMin& carried = memo.PendingJobMinOf(version);
+    REQUIRE(carried.known);
+    CHECK(carried.offsets == std::vector<int32_t>{0, 1});
+    carried.offsets = {2, 1};  // as if another answer had been made: the next session must read it
+  }
+  memo.SessionEnded();
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    CHECK(Names(s.session(), TasksToReachMin(s.session(), s.job("default/a"))) ==
+          std::vector<std::string>{"a-w-2", "a-w-1"});
+  }
+  memo.SessionEnded();
+  // One of its pods went: a new version, ranked afresh; the old entry is dropped once two
+  // sessions passed without asking for it.
+  b.cache().DeletePod("default", "a-w-0");
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    CHECK(a.version != version);
+    CHECK(Names(s.session(), TasksToReachMin(s.session(), a)) == std::vector<std::string>{"a-w-1", "a-w-2"});
+  }
+  memo.SessionEnded();
+  memo.SessionEnded();
+  CHECK_FALSE(memo.PendingJobMinOf(version).known);
 }
 
 TEST_CASE("jobs that lack the same shapes have the same shapes hash") {

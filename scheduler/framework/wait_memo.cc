@@ -14,4 +14,21 @@ const WaitMemo::FruitlessRun* WaitMemo::Find(std::string_view action, uint64_t f
   return nullptr;
 }
 
+WaitMemo::PendingJobMin& WaitMemo::PendingJobMinOf(uint64_t job_version) {
+  PendingJobMin& entry = pending_min_[job_version];
+  entry.asked = sessions_;
+  return entry;
+}
+
+void WaitMemo::SessionEnded() {
+  for (auto it = pending_min_.begin(); it != pending_min_.end();) {
+    if (it->second.asked + 1 < sessions_) {
+      pending_min_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  ++sessions_;
+}
+
 }  // namespace lahar

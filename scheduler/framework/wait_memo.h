@@ -14,10 +14,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "api/cluster_info.h"
 
 namespace lahar {
@@ -54,6 +56,24 @@ class WaitMemo {
     return it->second;
   }
 
+  // What TasksToReachMin and MinShapesHash were for a job whose tasks are all pending, by its
+  // version (JobInfo::version: its pods and PodGroup as the cache received them), as offsets from
+  // its first task. With no task moved they depend on those objects alone (under one
+  // configuration), so they hold in every session until one of them changes: a backlog's jobs
+  // are not ranked afresh in each.
+  struct PendingJobMin {
+    bool known = false;  // offsets made
+    std::vector<int32_t> offsets;
+    std::optional<uint64_t> shapes;
+    uint64_t asked = 0;  // the session that last asked
+  };
+  // The entry of `build`, empty (not known) when neither this session nor the last made one; valid
+  // until the next call.
+  PendingJobMin& PendingJobMinOf(uint64_t job_version);
+  // Ends a session: entries neither it nor the one before asked for are dropped (their jobs
+  // changed or went).
+  void SessionEnded();
+
   // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
   int64_t skipped() const { return skipped_; }
   int64_t tried() const { return tried_; }
@@ -64,6 +84,8 @@ class WaitMemo {
   bool enabled_;
   std::map<std::string, FruitlessRun, std::less<>> runs_;
   std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
+  absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
+  uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
 };
