@@ -246,10 +246,15 @@ class ReclaimAction : public Action {
 
   void Execute(Session& session) override {
     if (session.queue_deserved().empty()) return;  // no plugin says what any queue deserves
-    ReclaimRun run(session);
+    // Made for the first starving job planned (a run skipped as unchanged, or without starving
+    // jobs, needs no holdings): nothing changes the session before that.
+    std::optional<ReclaimRun> run;
     StarvingJobHandler handler;
-    handler.policy = [&run](const JobInfo& job) { return run.PolicyFor(job); };
-    handler.settled = [&run](const VictimPlan& plan, bool committed) { run.Settled(plan, committed); };
+    handler.policy = [&run, &session](const JobInfo& job) {
+      if (!run) run.emplace(session);
+      return run->PolicyFor(job);
+    };
+    handler.settled = [&run](const VictimPlan& plan, bool committed) { run->Settled(plan, committed); };
     RelieveStarvingJobs(session, Name(), handler);
   }
 };

@@ -282,10 +282,13 @@ class Session {
     uint64_t scalable_version = UINT64_MAX;
     uint64_t scalable_job_changes = UINT64_MAX;
     std::vector<bool> scalable;
-    // FreeCapacity, by state_version() and holds_version().
+    // FreeCapacity, by state_version() and holds_version(), and each node's part of it by
+    // node_version() (only nodes changed since are counted again).
     uint64_t free_version = UINT64_MAX;
     uint64_t free_holds = UINT64_MAX;
     Resources free_capacity;
+    std::vector<Resources> free_per_node;
+    std::vector<uint64_t> free_node_versions;
     uint64_t fingerprint_version = UINT64_MAX;
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };
