@@ -7,6 +7,7 @@
 
 #include "api/log.h"
 #include "api/strings.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -15,18 +16,6 @@ namespace {
 bool Valid(TaskStatus s) { return s != TaskStatus::kFailed; }
 bool Ready(TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kSucceeded; }
 bool ReadyOrPipelined(TaskStatus s) { return Ready(s) || s == TaskStatus::kPipelined; }
-
-// Per role of min_task_member (in the map's order): how many of the job's tasks pass `counts`.
-template <typename Pred>
-std::vector<int32_t> RoleCounts(const JobInfo& job, const std::vector<TaskInfo>& tasks, Pred counts) {
-  std::vector<int32_t> out(job.min_task_member.size(), 0);
-  if (out.empty()) return out;
-  for (TaskId id : job.tasks) {
-    const TaskInfo& task = tasks[id];
-    if (task.role_index != kNoRoleMinimum && counts(task.status)) ++out[task.role_index];
-  }
-  return out;
-}
 
 int32_t ReadyCount(const JobInfo& job, bool count_pipelined) {
   return job.ReadyCount() + (count_pipelined ? job.Count(TaskStatus::kPipelined) : 0);
@@ -99,7 +88,7 @@ std::optional<WaitReason> GangInvalidReason(const JobInfo& job, const std::vecto
   if (valid < job.min_available) {
     return not_enough(StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available));
   }
-  std::vector<int32_t> per_role = RoleCounts(job, tasks, Valid);
+  const PerRole per_role = CountPerRole(job, tasks, Valid);
   size_t i = 0;
   for (const auto& [role, min] : job.min_task_member) {
     if (per_role[i] < min) {
@@ -117,8 +106,8 @@ bool GangReady(const JobInfo& job, const std::vector<TaskInfo>& tasks, bool coun
 int32_t GangShortfall(const JobInfo& job, const std::vector<TaskInfo>& tasks, bool count_pipelined) {
   const int32_t short_total = std::max(0, job.min_available - ReadyCount(job, count_pipelined));
   if (job.min_task_member.empty()) return short_total;
-  std::vector<int32_t> per_role =
-      count_pipelined ? RoleCounts(job, tasks, ReadyOrPipelined) : RoleCounts(job, tasks, Ready);
+  const PerRole per_role =
+      count_pipelined ? CountPerRole(job, tasks, ReadyOrPipelined) : CountPerRole(job, tasks, Ready);
   int32_t short_roles = 0;
   size_t i = 0;
   for (const auto& [role, min] : job.min_task_member) short_roles += std::max(0, min - per_role[i++]);

@@ -99,6 +99,20 @@ Session::Memos::PerVersion& JobMemo(const Session& session, std::vector<Session:
   return memo;
 }
 
+// MinShapesHash of `tasks`: shape numbers, or the fields of a task a cache did not number.
+uint64_t ShapesHashOf(const Session& session, const std::vector<TaskId>& tasks) {
+  StateHash hash;
+  for (TaskId t : tasks) {
+    const TaskInfo& task = session.task(t);
+    if (task.shape != kNoShape) {
+      hash.Add(task.shape);
+    } else {
+      hash.Add(uint64_t{0x5e1f}).Add(task.constraint_class).Add(task.request).Add(task.limit);
+    }
+  }
+  return hash.value();
+}
+
 // The sessions' memory of the job's min (WaitMemo::PendingJobMin) while every task of it is
 // pending, else null (or without the memory, or a job no cache made: no version).
 WaitMemo::PendingJobMin* CarriedMin(const Session& session, const JobInfo& job) {
@@ -123,9 +137,10 @@ Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& 
     return memo;
   }
   memo = {version, ComputeTasksToReachMin(session, job), std::nullopt};
-  if (carried != nullptr) {
+  if (carried != nullptr) {  // kept whole: the shapes too, which later sessions' plans ask for
     carried->known = true;
     for (TaskId t : memo.ids) carried->offsets.push_back(t - job.tasks.front());
+    memo.shapes = carried->shapes = ShapesHashOf(session, memo.ids);
   }
   return memo;
 }
@@ -166,19 +181,7 @@ const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo
 
 uint64_t MinShapesHash(const Session& session, const JobInfo& job) {
   Session::Memos::PerVersion& memo = ReachMinMemo(session, job);
-  if (!memo.shapes) {
-    StateHash hash;
-    for (TaskId t : memo.ids) {
-      const TaskInfo& task = session.task(t);
-      if (task.shape != kNoShape) {
-        hash.Add(task.shape);
-      } else {
-        hash.Add(uint64_t{0x5e1f}).Add(task.constraint_class).Add(task.request).Add(task.limit);
-      }
-    }
-    memo.shapes = hash.value();
-    if (WaitMemo::PendingJobMin* carried = CarriedMin(session, job)) carried->shapes = memo.shapes;
-  }
+  if (!memo.shapes) memo.shapes = ShapesHashOf(session, memo.ids);
   return *memo.shapes;
 }
 

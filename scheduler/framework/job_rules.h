@@ -112,19 +112,24 @@ class MasterTasks {
 // Per role with a minTaskMember (TaskInfo::role_index): a count, or a minimum.
 using PerRole = absl::InlinedVector<int32_t, 4>;
 
+// The job's tasks (of `tasks`, the snapshot's) whose status passes `counts`, per role with a
+// minTaskMember.
+template <typename Pred>
+PerRole CountPerRole(const JobInfo& job, const std::vector<TaskInfo>& tasks, Pred counts) {
+  PerRole out(job.min_task_member.size(), 0);
+  if (out.empty()) return out;
+  for (TaskId id : job.tasks) {
+    const TaskInfo& task = tasks[id];
+    if (task.role_index != kNoRoleMinimum && counts(task.status)) ++out[task.role_index];
+  }
+  return out;
+}
+
 // Ready tasks (placed or succeeded) per role with a minTaskMember.
 inline PerRole ReadyPerRole(const Session& session, const JobInfo& job, bool count_pipelined) {
-  PerRole ready(job.min_task_member.size(), 0);
-  if (ready.empty()) return ready;
-  for (TaskId t : job.tasks) {
-    const TaskInfo& task = session.task(t);
-    if (task.role_index == kNoRoleMinimum) continue;
-    if (IsPlaced(task.status) || task.status == TaskStatus::kSucceeded ||
-        (count_pipelined && task.status == TaskStatus::kPipelined)) {
-      ++ready[task.role_index];
-    }
-  }
-  return ready;
+  return CountPerRole(job, session.cluster().tasks, [count_pipelined](TaskStatus s) {
+    return IsPlaced(s) || s == TaskStatus::kSucceeded || (count_pipelined && s == TaskStatus::kPipelined);
+  });
 }
 
 // Whether `count` reaches every role's minTaskMember.

@@ -171,13 +171,11 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
 void Session::HoldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used += amount;
   ++node_version_[node];
-  ++holds_version_;
 }
 
 void Session::ReleaseHeldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used -= amount;
   ++node_version_[node];
-  ++holds_version_;
   ++free_epoch_;  // the node is freer: cached searches may have missed it
 }
 

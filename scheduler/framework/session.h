@@ -282,10 +282,8 @@ class Session {
     uint64_t scalable_version = UINT64_MAX;
     uint64_t scalable_job_changes = UINT64_MAX;
     std::vector<bool> scalable;
-    // FreeCapacity, by state_version() and holds_version(), and each node's part of it by
-    // node_version() (only nodes changed since are counted again).
-    uint64_t free_version = UINT64_MAX;
-    uint64_t free_holds = UINT64_MAX;
+    // FreeCapacity, and each node's part of it by node_version(): only nodes changed since are
+    // counted again.
     Resources free_capacity;
     std::vector<Resources> free_per_node;
     std::vector<uint64_t> free_node_versions;
@@ -419,8 +417,6 @@ class Session {
   // check and score sees it as taken; the node-search cache is kept consistent.
   void HoldResources(NodeId node, const Resources& amount);
   void ReleaseHeldResources(NodeId node, const Resources& amount);
-  // Changes at every HoldResources and ReleaseHeldResources (which leave state_version() alone).
-  uint64_t holds_version() const { return holds_version_; }
 
   // ---- Decisions ----
   void RecordBinding(TaskId task, NodeId node) { bindings_.push_back({task, node}); }
@@ -538,7 +534,6 @@ class Session {
   mutable Memos memos_;
   std::vector<uint64_t> node_version_;
   uint64_t free_epoch_ = 0;
-  uint64_t holds_version_ = 0;
 
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;

@@ -308,28 +308,25 @@ void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resource
 
 Resources FreeCapacity(const Session& session) {
   Session::Memos& memos = session.memos();
-  if (memos.free_version != session.state_version() || memos.free_holds != session.holds_version()) {
-    const std::vector<NodeInfo>& nodes = session.cluster().nodes;
-    if (memos.free_per_node.size() != nodes.size()) {
-      memos.free_capacity = Resources();
-      memos.free_per_node.assign(nodes.size(), Resources());
-      memos.free_node_versions.assign(nodes.size(), UINT64_MAX);
-    }
-    for (size_t id = 0; id < nodes.size(); ++id) {  // every change to a node moves its version
-      uint64_t& counted = memos.free_node_versions[id];
-      const uint64_t version = session.node_version(static_cast<NodeId>(id));
-      if (counted == version) continue;
-      counted = version;
-      const NodeInfo& node = nodes[id];
-      if (!node.schedulable) continue;
-      Resources free = node.FutureIdle();
-      free.ClampNegativeToZero();
-      memos.free_capacity -= memos.free_per_node[id];
-      memos.free_capacity += free;
-      memos.free_per_node[id] = std::move(free);
-    }
-    memos.free_version = session.state_version();
-    memos.free_holds = session.holds_version();
+  const std::vector<NodeInfo>& nodes = session.cluster().nodes;
+  if (memos.free_per_node.size() != nodes.size()) {
+    memos.free_capacity = Resources();
+    memos.free_per_node.assign(nodes.size(), Resources());
+    memos.free_node_versions.assign(nodes.size(), UINT64_MAX);
+  }
+  // Every change to a node (task states, held resources) moves its version.
+  for (size_t id = 0; id < nodes.size(); ++id) {
+    uint64_t& counted = memos.free_node_versions[id];
+    const uint64_t version = session.node_version(static_cast<NodeId>(id));
+    if (counted == version) continue;
+    counted = version;
+    const NodeInfo& node = nodes[id];
+    if (!node.schedulable) continue;
+    Resources free = node.FutureIdle();
+    free.ClampNegativeToZero();
+    memos.free_capacity -= memos.free_per_node[id];
+    memos.free_capacity += free;
+    memos.free_per_node[id] = std::move(free);
   }
   return memos.free_capacity;
 }

@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,9 +61,9 @@ class WaitMemo {
   // configuration), so they hold in every session until one of them changes: a backlog's jobs
   // are not ranked afresh in each.
   struct PendingJobMin {
-    bool known = false;  // offsets made
+    bool known = false;  // offsets and shapes made
     std::vector<int32_t> offsets;
-    std::optional<uint64_t> shapes;
+    uint64_t shapes = 0;
     uint64_t asked = 0;  // the session that last asked
   };
   // The entry of `build`, empty (not known) when neither this session nor the last made one; valid
