@@ -39,6 +39,19 @@ QuantityUnit ResourceUnit(ResourceId id);  // kMilli for cpu, kUnit otherwise
 class Resources {
  public:
   Resources() = default;
+  Resources(const Resources&) = default;
+  Resources(Resources&&) = default;
+  Resources& operator=(Resources&&) = default;
+  // Copies amount by amount into the storage it has: InlinedVector's own assignment goes through
+  // a generic path that cost a snapshot more than the sums it copies (a node's used, limits...).
+  Resources& operator=(const Resources& other) {
+    const size_t n = other.amounts_.size();
+    if (amounts_.size() != n) amounts_.resize(n);
+    int64_t* mine = amounts_.data();
+    const int64_t* theirs = other.amounts_.data();
+    for (size_t i = 0; i < n; ++i) mine[i] = theirs[i];
+    return *this;
+  }
 
   int64_t Get(ResourceId id) const { return id < amounts_.size() ? amounts_[id] : 0; }
   void Set(ResourceId id, int64_t amount);

@@ -101,14 +101,23 @@ void ClusterCache::UpsertNode(Node node) {
   if (!added && it->second.node->meta.labels != node.meta.labels) topology_dirty_ = true;
   it->second.node = std::make_shared<const Node>(std::move(node));
   it->second.version = ++next_version_;
-  if (added) ++node_set_version_;
+  ++node_objects_version_;
+  if (!added) return;
+  ++node_set_version_;
+  // Pods may have named the node before it arrived.
+  if (auto held = held_elsewhere_.find(it->first); held != held_elsewhere_.end()) {
+    it->second.held = std::move(held->second);
+    held_elsewhere_.erase(held);
+  }
 }
 
 void ClusterCache::DeleteNode(std::string_view name) {
   auto it = nodes_.find(name);
   if (it != nodes_.end()) {
+    if (it->second.held.pods > 0) held_elsewhere_.emplace(it->first, std::move(it->second.held));
     nodes_.erase(it);
     ++node_set_version_;
+    ++node_objects_version_;
   }
 }
 

@@ -70,7 +70,9 @@ class ClusterCache {
   // Builds the session's view. Pods of other schedulers count against their nodes only.
   // `spent`, the snapshot a finished session handed back, lends its storage: its jobs, tasks and
   // node task lists are assigned over, not allocated anew (a tenth of a simulated week was
-  // allocating and freeing them). Its contents do not matter.
+  // allocating and freeing them). Its contents do not matter, but for what a session never
+  // changes: the jobs it did not mark changed (ClusterSnapshot::job_as_laid_out) and what its
+  // nodes' objects alone make (see ClusterSnapshot::node_set_version).
   ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}) const;
 
   // Every object, in a stable order (for /debug/snapshot and lahar-sim snapshot files).
@@ -148,9 +150,20 @@ class ClusterCache {
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
 
   CacheOptions options_;
+  // What the tasks of the job blocks that exist hold on a node (placed or releasing): a block's
+  // part is added when it is built and taken away before it is rebuilt or dropped, so that a
+  // snapshot copies each node's sums instead of adding up every task that holds one.
+  struct NodeHeld {
+    Resources used;
+    Resources used_limits;
+    Resources releasing;
+    int32_t pods = 0;
+    int32_t releasing_pods = 0;
+  };
   struct NodeEntry {
     std::shared_ptr<const Node> node;
     uint64_t version = 0;  // NodeInfo::version
+    mutable NodeHeld held;
   };
   std::map<std::string, NodeEntry, std::less<>> nodes_;
   std::map<std::string, PodEntry, std::less<>> pods_;  // key "ns/name"
@@ -192,6 +205,11 @@ class ClusterCache {
   mutable std::vector<LaidBlock> existing_blocks_;
   // The entry of `key` in existing_blocks_, or null.
   LaidBlock* FindLaidBlock(std::string_view key) const;
+  // What our pods held on nodes the cache does not have (not seen yet, or gone), by name
+  // (NodeEntry::held for the others).
+  mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;
+  // Adds (sign +1) or takes away (-1) what `block`'s tasks hold to or from their nodes' sums.
+  void CountHeld(const JobBlock& block, int sign) const;
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
   // Reported reasons by hash: jobs that reported equal reasons share one object, so that a
@@ -199,6 +217,13 @@ class ClusterCache {
   absl::flat_hash_map<uint64_t, std::weak_ptr<const WaitReason>> reported_reasons_;
   size_t reported_reasons_purge_at_ = 64;  // drops the expired entries when the map reaches it
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
+  // Node ids by name (positions in name order), made again when the set of names changes.
+  mutable absl::flat_hash_map<absl::string_view, NodeId> node_ids_;
+  mutable uint64_t node_ids_version_ = 0;
+  // The schedulable nodes' allocatable, added up again when a node object changes.
+  uint64_t node_objects_version_ = 1;  // bumped by every UpsertNode and DeleteNode
+  mutable Resources total_allocatable_;
+  mutable uint64_t total_allocatable_version_ = 0;
   uint64_t next_version_ = 0;  // pod, PodGroup and node versions come from it
   int64_t next_creation_order_ = 0;
 };

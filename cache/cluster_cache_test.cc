@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -137,11 +138,11 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
     node.pipelined.Set(kCpu, 500);
     node.releasing.Set(kCpu, 700);
     node.used.Set(kMemory, 1);
-    node.allocatable.Set(kCpu, 1);
+    node.used_limits.Set(kCpu, 3);
     ++node.pod_count;
     ++node.releasing_pods;
     ++node.pipelined_pods;
-    node.schedulable = false;
+    node.tasks.push_back(0);
   }
   // The cluster moves on: one job gone, one that sorts first arrives.
   cache.DeletePod("default", "b");
@@ -313,6 +314,70 @@ TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not 
     CHECK(job.allocated.IsZero());
     CHECK(job.request.IsZero());
   }
+}
+
+TEST_CASE("jobs holding nodes that no session changed stay as laid out, and their nodes' sums follow the cache") {
+  ClusterCache cache;
+  for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
+  auto add_pod = [&](const std::string& name, const std::string& node, bool releasing = false) {
+    Pod pod = LonePod(name);
+    pod.requests.Set(kCpu, 1000);
+    pod.limits.Set(kCpu, 2000);
+    pod.node_name = node;
+    pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
+    pod.meta.deleting = releasing;
+    cache.UpsertPod(pod);
+  };
+  add_pod("a-runs", "n1");
+  add_pod("b-runs", "n2");
+  add_pod("c-leaves", "n1", /*releasing=*/true);
+  add_pod("d-early", "n3");  // bound to a node the cache has not seen yet
+  Pod foreign = LonePod("e-foreign");
+  foreign.scheduler_name = "default-scheduler";
+  foreign.requests.Set(kCpu, 500);
+  foreign.node_name = "n2";
+  foreign.phase = PodPhase::kRunning;
+  cache.UpsertPod(foreign);
+  // No session: every job is as laid out, and each snapshot is laid over the one before.
+  ClusterSnapshot snap = cache.Snapshot(0);
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(0)));
+  auto next = [&](Millis now) {
+    REQUIRE(std::all_of(snap.job_as_laid_out.begin(), snap.job_as_laid_out.end(), [](bool kept) { return kept; }));
+    snap = cache.Snapshot(now, std::move(snap));
+    INFO("snapshot at " << now);
+    CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(now)));
+  };
+  cache.DeletePod("default", "c-leaves");  // n1 frees what it held
+  add_pod("f-new", "n2");
+  next(1000);
+  const NodeInfo& n1 = snap.nodes[snap.FindNode("n1")];
+  CHECK(n1.used.Get(kCpu) == 1000);
+  CHECK(n1.used_limits.Get(kCpu) == 2000);
+  CHECK(n1.pod_count == 1);
+  CHECK(n1.releasing_pods == 0);
+  CHECK(snap.nodes[snap.FindNode("n2")].used.Get(kCpu) == 2500);  // two of ours and the foreign pod
+  AddNode(cache, "n0", 8000);  // sorts first: every node id moves
+  AddNode(cache, "n3", 8000);  // the early pod's node arrives
+  next(2000);
+  const NodeInfo& n3 = snap.nodes[snap.FindNode("n3")];
+  CHECK(n3.pod_count == 1);
+  CHECK(n3.used.Get(kCpu) == 1000);
+  REQUIRE(snap.FindNode("n0") == 0);
+  CHECK(snap.tasks[snap.jobs[snap.FindJob("default/a-runs")].tasks.front()].node == snap.FindNode("n1"));
+  cache.DeleteNode("n2");  // its pods fail, and what they held is kept aside for the name
+  next(3000);
+  CHECK(snap.tasks[snap.jobs[snap.FindJob("default/b-runs")].tasks.front()].status == TaskStatus::kFailed);
+  AddNode(cache, "n2", 8000);  // back: its pods hold it again
+  next(4000);
+  CHECK(snap.nodes[snap.FindNode("n2")].used.Get(kCpu) == 2500);
+  CHECK(snap.nodes[snap.FindNode("n2")].pod_count == 3);
+  Node bigger;
+  bigger.meta.name = "n1";
+  bigger.allocatable.Set(kCpu, 16000);
+  cache.UpsertNode(bigger);  // a node object replaced: what is made of it is laid out anew
+  next(5000);
+  CHECK(snap.nodes[snap.FindNode("n1")].allocatable.Get(kCpu) == 16000);
+  CHECK(snap.total_allocatable.Get(kCpu) == 16000 + 3 * 8000);  // n0, n2, n3 and the bigger n1
 }
 
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {

@@ -102,6 +102,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   snap.tasks = std::move(spent.tasks);
   snap.job_builds = std::move(spent.job_builds);
   snap.job_as_laid_out = std::move(spent.job_as_laid_out);
+  snap.node_set_version = node_set_version_;
+  // The spent snapshot's node ids are this one's: a job it kept as laid out that holds nodes
+  // may stay as it is too.
+  const bool same_node_ids = spent.node_set_version == node_set_version_;
 
   // Queues, with the default queue always present, by name.
   std::vector<const Queue*> queues;
@@ -145,11 +149,51 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     return it != priority_classes_.end() ? it->second.value : fallback;
   };
 
-  // Nodes in name order (the map's order).
-  // Laid over the spent snapshot's nodes: what a node holds is summed anew below, in vectors
-  // that keep their size and storage.
-  absl::flat_hash_map<absl::string_view, NodeId> node_ids;
-  node_ids.reserve(nodes_.size());
+  // Bring the job blocks up to date, and what their tasks hold on each node;
+  // they are laid out below, in namespace/name order.
+  if (all_dirty_) {
+    blocks_.clear();
+    existing_blocks_.clear();
+    for (const auto& [name, entry] : nodes_) entry.held = NodeHeld();
+    held_elsewhere_.clear();
+    for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
+    for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
+    all_dirty_ = false;
+  }
+  for (const std::string& key : dirty_jobs_) {
+    auto [it, inserted] = blocks_.try_emplace(key);
+    JobBlock& block = it->second;
+    const bool existed = !inserted && block.exists;
+    if (existed) CountHeld(block, -1);
+    RebuildBlock(key, block);
+    if (block.exists) CountHeld(block, +1);
+    auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
+                               [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
+    if (block.exists) {
+      if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
+      at->build = block.build;
+      at->task_count = static_cast<int32_t>(block.tasks.size());
+      at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
+                                    [](const std::string* name) { return name != nullptr; });
+      at->reported_changed = false;
+    } else if (existed) {
+      existing_blocks_.erase(at);
+    }
+    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(it);
+  }
+  dirty_jobs_.clear();
+
+  // Nodes in name order (the map's order), laid over the spent snapshot's nodes: their vectors
+  // keep their size and storage.
+  if (node_ids_version_ != node_set_version_) {
+    node_ids_.clear();
+    node_ids_.reserve(nodes_.size());
+    NodeId id = 0;
+    for (const auto& [name, entry] : nodes_) node_ids_[ToAbsl(name)] = id++;
+    node_ids_version_ = node_set_version_;
+  }
+  const bool total_stale = total_allocatable_version_ != node_objects_version_;
+  if (total_stale) total_allocatable_ = Resources();
   snap.nodes = std::move(spent.nodes);
   snap.nodes.resize(nodes_.size());
   NodeId next_node = 0;
@@ -157,28 +201,34 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     const std::shared_ptr<const Node>& node = entry.node;
     NodeInfo& info = snap.nodes[next_node];
     info.id = next_node++;
-    if (info.node != node) info.node = node;
-    info.version = entry.version;
-    info.allocatable = node->allocatable;
-    info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
-    info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
-    info.schedulable = !node->unschedulable && node->ready;
-    info.used.SetZero();
-    info.releasing.SetZero();
+    // What is made of the node object alone a session never changes: it is laid out again only
+    // when the spent snapshot had another object or another node at this place.
+    if (!same_node_ids || info.node != node || info.version != entry.version) {
+      info.node = node;
+      info.version = entry.version;
+      info.allocatable = node->allocatable;
+      info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
+      info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
+      info.schedulable = !node->unschedulable && node->ready;
+    }
     info.pipelined.SetZero();
-    info.used_limits.SetZero();
-    info.pod_count = 0;
-    info.releasing_pods = 0;
     info.pipelined_pods = 0;
+    // What our pods hold there (pods of other schedulers are added below).
+    info.used = entry.held.used;
+    info.used_limits = entry.held.used_limits;
+    info.releasing = entry.held.releasing;
+    info.pod_count = entry.held.pods;
+    info.releasing_pods = entry.held.releasing_pods;
     info.tasks.clear();
-    if (info.schedulable) snap.total_allocatable += info.allocatable;
-    node_ids[ToAbsl(node->meta.name)] = info.id;
+    if (total_stale && info.schedulable) total_allocatable_ += info.allocatable;
   }
+  total_allocatable_version_ = node_objects_version_;
+  snap.total_allocatable = total_allocatable_;
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   snap.topology = CurrentTopology();
   auto find_node = [&](const std::string& name) -> NodeId {
-    auto it = node_ids.find(ToAbsl(name));
-    return it == node_ids.end() ? kNoId : it->second;
+    auto it = node_ids_.find(ToAbsl(name));
+    return it == node_ids_.end() ? kNoId : it->second;
   };
 
   // Pods of other schedulers count against their nodes only.
@@ -197,35 +247,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
   }
 
-  // Bring the job blocks up to date, then lay them out in namespace/name order.
-  if (all_dirty_) {
-    blocks_.clear();
-    existing_blocks_.clear();
-    for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
-    for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
-    all_dirty_ = false;
-  }
-  for (const std::string& key : dirty_jobs_) {
-    auto [it, inserted] = blocks_.try_emplace(key);
-    JobBlock& block = it->second;
-    const bool existed = !inserted && block.exists;
-    RebuildBlock(key, block);
-    auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
-                               [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
-    if (block.exists) {
-      if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
-      at->build = block.build;
-      at->task_count = static_cast<int32_t>(block.tasks.size());
-      at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
-                                    [](const std::string* name) { return name != nullptr; });
-      at->reported_changed = false;
-    } else if (existed) {
-      existing_blocks_.erase(at);
-    }
-    if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(it);
-  }
-  dirty_jobs_.clear();
-
   // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
   // go between sessions, shifting the rest), so that only new builds are copied from blocks;
   // jobs and tasks are sized once (regrowing the vectors moved them all again).
@@ -238,8 +259,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     task_counts.push_back(entry.task_count);
   }
   MoveKeptJobs(builds, task_counts, snap);
-  // The jobs laid out below (first task, count): the others hold no node.
-  std::vector<std::pair<size_t, size_t>> relaid;
+  // The jobs that may hold nodes (first task, count), in job order: the others hold none.
+  std::vector<std::pair<size_t, size_t>> holding;
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (LaidBlock& entry : existing_blocks_) {
@@ -248,14 +269,18 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
     const bool tasks_in_place = snap.job_builds[job_id] == entry.build;
     JobInfo& job = snap.jobs[job_id];
-    if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.holds_nodes && !entry.reported_changed) {
-      // No session changed it, it adds to no node, and the cache changed nothing in place: it is
-      // as this build laid it out, but for its ids when it moved. Its block is not read at all.
+    if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.reported_changed &&
+        (!entry.holds_nodes || same_node_ids)) {
+      // No session changed it, the cache changed nothing in place, and the node ids its tasks
+      // name are still this snapshot's: it is as this build laid it out, but for its ids when it
+      // moved (what it holds is in its nodes' sums already). Its block is not read at all.
       tasks_laid += static_cast<size_t>(entry.task_count);
+      const auto first = static_cast<size_t>(offset);
+      if (entry.holds_nodes) holding.emplace_back(first, static_cast<size_t>(entry.task_count));
       if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
       job.id = job_id;
       for (int32_t i = 0; i < entry.task_count; ++i) {
-        TaskInfo& task = snap.tasks[static_cast<size_t>(offset) + static_cast<size_t>(i)];
+        TaskInfo& task = snap.tasks[first + static_cast<size_t>(i)];
         task.id = offset + i;
         task.job = job_id;
         job.tasks[static_cast<size_t>(i)] = task.id;
@@ -303,7 +328,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     job.queue = block.queue_id;
     job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
-    relaid.emplace_back(tasks_laid, block.tasks.size());
+    holding.emplace_back(tasks_laid, block.tasks.size());
     bool node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
@@ -320,24 +345,15 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
         if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
           node_gone = true;
-        } else {
-          NodeInfo& info = snap.nodes[task.node];
-          info.used += task.request;
-          info.used_limits += task.limit;
-          ++info.pod_count;
-          if (task.status == TaskStatus::kReleasing) {
-            info.releasing += task.request;
-            ++info.releasing_pods;
-          }
         }
       }
       job.tasks[i] = task.id;
     }
     if (node_gone) snap.RecountJob(job);
   }
-  // Each node's tasks, in id order, in vectors sized once; only jobs laid out anew may hold nodes.
+  // Each node's tasks, in id order, in vectors sized once.
   auto for_each_placed = [&](auto&& visit) {
-    for (const auto& [first, count] : relaid) {
+    for (const auto& [first, count] : holding) {
       for (size_t i = first; i < first + count; ++i) {
         if (snap.tasks[i].node != kNoId) visit(snap.tasks[i]);
       }
@@ -437,6 +453,34 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
   }
   // Counted once per change of the job, not per snapshot.
   for (const TaskInfo& task : block.tasks) CountTask(task, +1, job);
+}
+
+void ClusterCache::CountHeld(const JobBlock& block, int sign) const {
+  for (size_t i = 0; i < block.tasks.size(); ++i) {
+    if (block.node_names[i] == nullptr) continue;
+    const TaskInfo& task = block.tasks[i];
+    const std::string& name = *block.node_names[i];
+    auto node = nodes_.find(name);
+    auto elsewhere = held_elsewhere_.end();
+    if (node == nodes_.end()) {
+      elsewhere = held_elsewhere_.find(name);
+      if (elsewhere == held_elsewhere_.end()) elsewhere = held_elsewhere_.emplace(name, NodeHeld()).first;
+    }
+    NodeHeld& held = node != nodes_.end() ? node->second.held : elsewhere->second;
+    const bool releasing = task.status == TaskStatus::kReleasing;
+    if (sign > 0) {
+      held.used += task.request;
+      held.used_limits += task.limit;
+      if (releasing) held.releasing += task.request;
+    } else {
+      held.used -= task.request;
+      held.used_limits -= task.limit;
+      if (releasing) held.releasing -= task.request;
+    }
+    held.pods += sign;
+    if (releasing) held.releasing_pods += sign;
+    if (held.pods == 0 && elsewhere != held_elsewhere_.end()) held_elsewhere_.erase(elsewhere);
+  }
 }
 
 ClusterCache::LaidBlock* ClusterCache::FindLaidBlock(std::string_view key) const {

@@ -17,6 +17,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   memos_.reach_min.resize(cluster_.jobs.size());
   memos_.elastic_workers.resize(cluster_.jobs.size());
   live_.assign(cluster_.jobs.size(), false);
+  touched_.assign(cluster_.jobs.size(), false);
   for (const JobInfo& job : cluster_.jobs) {
     if (job.phase == PodGroupPhase::kPending && job.HoldsNothing()) continue;
     live_[job.id] = true;
@@ -25,6 +26,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
 }
 
 void Session::MakeLive(JobId job) {
+  touched_[job] = true;
   if (live_[job]) return;
   live_[job] = true;
   live_jobs_.insert(std::lower_bound(live_jobs_.begin(), live_jobs_.end(), job), job);
@@ -268,10 +270,12 @@ void Session::MarkScaled(JobId job) {
 }
 
 ClusterSnapshot Session::TakeCluster() && {
-  // Every change to a job goes through SetTaskStatus, SetJobPhase or MarkScaled, which make it
-  // live: the other jobs are as the snapshot laid them out.
+  // Every change to a job goes through SetTaskStatus, SetJobPhase or MarkScaled, which mark it
+  // touched: the other jobs are as the snapshot laid them out, those holding nodes included.
   cluster_.job_as_laid_out.resize(cluster_.jobs.size(), false);
-  for (JobId id : live_jobs_) cluster_.job_as_laid_out[id] = false;
+  for (JobId id : live_jobs_) {
+    if (touched_[id]) cluster_.job_as_laid_out[id] = false;
+  }
   return std::move(cluster_);
 }
 

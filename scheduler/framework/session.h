@@ -226,7 +226,8 @@ class Session {
   Millis now() const { return cluster_.now; }
   const ClusterSnapshot& cluster() const { return cluster_; }
   // The snapshot, moved out once the session is done with it (its storage is reused), with the
-  // jobs it may have changed (the live ones) marked as no longer laid out as the cache built them.
+  // jobs it changed (a task, the phase or the scale time set, even if undone since) marked as no
+  // longer laid out as the cache built them.
   ClusterSnapshot TakeCluster() &&;
   const SchedulerConfig& config() const { return config_; }
   NodeInfo& node(NodeId id) { return cluster_.nodes[id]; }
@@ -512,6 +513,10 @@ class Session {
 
   std::vector<JobId> live_jobs_;  // LiveJobs()
   std::vector<bool> live_;        // per job: in live_jobs_
+  // Per job: a task, its phase or its scale time was set in this session (even if a statement
+  // undid it), so its laid-out copy may differ; TakeCluster marks these alone.
+  std::vector<bool> touched_;
+  // Every change to a job: it becomes live and touched.
   void MakeLive(JobId job);
 
   NodeSearchOptions search_options_;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/builtins.h"
+#include "scheduler/framework/statement.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/default_tiers.h"
 
@@ -129,12 +130,15 @@ TEST_CASE("a session hands its snapshot back with the jobs it changed marked, an
   REQUIRE(opened.ok());
   Session& session = **opened;
   const JobId a = session.cluster().FindJob("default/a-waiting");
+  const JobId b_running = session.cluster().FindJob("default/b-running");
   const JobId c = session.cluster().FindJob("default/c-waiting");
   const TaskId a_task = session.job(a).tasks.front();
   session.SetTaskStatus(a_task, TaskStatus::kPipelined, 0);  // a plan the session did not commit
   ClusterSnapshot spent = std::move(session).TakeCluster();
   REQUIRE(spent.job_as_laid_out.size() == 3);
-  for (JobId id = 0; id < 3; ++id) CHECK(spent.job_as_laid_out[id] == (id == c));  // b is live: it holds a node
+  CHECK_FALSE(spent.job_as_laid_out[a]);
+  CHECK(spent.job_as_laid_out[b_running]);  // live (it holds a node), but the session did not change it
+  CHECK(spent.job_as_laid_out[c]);
 
   ClusterSnapshot next = b.cache().Snapshot(1000, std::move(spent));
   const JobId a_next = next.FindJob("default/a-waiting");
@@ -142,6 +146,31 @@ TEST_CASE("a session hands its snapshot back with the jobs it changed marked, an
   CHECK(next.jobs[a_next].Count(TaskStatus::kPipelined) == 0);
   CHECK(next.nodes[0].pipelined.IsZero());
   CHECK(next.job_as_laid_out == std::vector<bool>(3, true));
+}
+
+TEST_CASE("a job whose task a statement changed and undid is handed back as changed") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a-running", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("a-running-w-0", "n1");
+  b.Job("b-running", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("b-running-w-0", "n1");
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const JobId a = session.cluster().FindJob("default/a-running");
+  const JobId b_running = session.cluster().FindJob("default/b-running");
+  {
+    Statement trial(session);  // a victim plan that did not fit
+    trial.Evict(session.job(a).tasks.front(), "trial");
+    trial.Discard();
+  }
+  ClusterSnapshot spent = std::move(session).TakeCluster();
+  CHECK_FALSE(spent.job_as_laid_out[a]);
+  CHECK(spent.job_as_laid_out[b_running]);
+  ClusterSnapshot next = b.cache().Snapshot(1000, std::move(spent));
+  CHECK(testing::DescribeSnapshot(next) == testing::DescribeSnapshot(b.cache().Snapshot(1000)));
 }
 
 TEST_CASE("session after session, a snapshot built over the spent one is the snapshot built afresh") {
@@ -158,6 +187,7 @@ TEST_CASE("session after session, a snapshot built over the spent one is the sna
   const SchedulerConfig config = testing::MustParseConfig(kConfig);
   ClusterSnapshot spent;
   for (Millis now = 1000; now <= 5000; now += 1000) {
+    if (now == 2000) b.Node("n0", "cpu=1");  // sorts first: the running job's node id moves
     if (now == 3000) {
       b.Job("a-new", {.tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kPending});
     }
