@@ -89,16 +89,6 @@ std::vector<TaskId> ComputeTasksToReachMin(const Session& session, const JobInfo
   return needed;
 }
 
-// `memos[job]`, recomputed by `compute` when the job's tasks changed since it was made.
-Session::Memos::PerVersion& JobMemo(const Session& session, std::vector<Session::Memos::PerVersion>& memos,
-                                    const JobInfo& job,
-                                    std::vector<TaskId> (*compute)(const Session&, const JobInfo&)) {
-  Session::Memos::PerVersion& memo = memos[job.id];
-  const uint64_t version = session.job_tasks_version(job.id);
-  if (memo.version != version) memo = {version, compute(session, job), std::nullopt};
-  return memo;
-}
-
 // MinShapesHash of `tasks`: shape numbers, or the fields of a task a cache did not number.
 uint64_t ShapesHashOf(const Session& session, const std::vector<TaskId>& tasks) {
   StateHash hash;
@@ -171,8 +161,47 @@ std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo&
 
 }  // namespace
 
+// The sessions' memory of the job's elastic workers (WaitMemo::JobWorkers) while its tasks are
+// as the snapshot laid them out, else null (or without the memory, or a job no cache made).
+WaitMemo::JobWorkers* CarriedWorkers(const Session& session, const JobInfo& job) {
+  WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->enabled()) return nullptr;
+  const std::optional<uint64_t> key = CarriedWorkersKey(session, job);
+  return key ? &memo->JobWorkersOf(*key) : nullptr;
+}
+
+std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo& job) {
+  // Version 0 of the job's tasks: none moved in this session (or every move was undone).
+  if (job.version == 0 || job.tasks.empty() || session.job_tasks_version(job.id) != 0) return std::nullopt;
+  StateHash key;
+  key.Add(uint64_t{0xe1a5}).Add(job.version);
+  for (TaskId t : job.tasks) key.Add(static_cast<int32_t>(session.task(t).status));
+  return key.value();
+}
+
 std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
-  return JobMemo(session, session.memos().elastic_workers, job, ComputeElasticWorkers).ids;
+  Session::Memos::PerVersion& memo = session.memos().elastic_workers[job.id];
+  const uint64_t version = session.job_tasks_version(job.id);
+  if (memo.version == version) return memo.ids;
+  // A job without surplus has none, which costs less to see than the memory.
+  if (job.ReadyCount() <= job.min_available) {
+    memo = {version, {}, std::nullopt};
+    return memo.ids;
+  }
+  WaitMemo::JobWorkers* carried = CarriedWorkers(session, job);
+  if (carried != nullptr && carried->known) {
+    std::vector<TaskId> ids;
+    ids.reserve(carried->offsets.size());
+    for (int32_t offset : carried->offsets) ids.push_back(job.tasks.front() + offset);
+    memo = {version, std::move(ids), std::nullopt};
+    return memo.ids;
+  }
+  memo = {version, ComputeElasticWorkers(session, job), std::nullopt};
+  if (carried != nullptr) {
+    carried->known = true;
+    for (TaskId t : memo.ids) carried->offsets.push_back(t - job.tasks.front());
+  }
+  return memo.ids;
 }
 
 const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo& job) {

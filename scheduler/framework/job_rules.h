@@ -142,8 +142,12 @@ inline bool EveryRoleReachesMin(const JobInfo& job, const PerRole& count) {
 }
 
 // The job's elastic workers in eviction order (highest index first); see the definitions above.
-// Kept per session while the job's tasks keep their states: every victim order asks for them.
+// Kept per session while the job's tasks keep their states: every victim order asks for them;
+// and from one session to the next (WaitMemo::JobWorkers) while the job is as laid out.
 std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job);
+// The key WaitMemo carries the job's elastic workers under, while no task of it moved in the
+// session; nullopt otherwise, or for a job no cache made (no version).
+std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo& job);
 
 // Requests of the job's elastic workers that sit on schedulable nodes: what taking them back
 // would free for other jobs. Admission (enqueue) counts these as reclaimable.

@@ -93,6 +93,55 @@ TEST_CASE("a pending job's tasks to reach min come from the sessions' memory unt
   CHECK_FALSE(memo.PendingJobMinOf(version).known);
 }
 
+TEST_CASE("a running job's elastic workers come from the sessions' memory while it is as laid out") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a", {.min = 1, .tasks = {{"w", 3, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  for (const char* pod : {"a-w-0", "a-w-1", "a-w-2"}) b.Running(pod, "n1");
+  WaitMemo memo;
+  uint64_t key = 0;
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-2", "a-w-1"});
+    REQUIRE(CarriedWorkersKey(s.session(), a).has_value());
+    key = *CarriedWorkersKey(s.session(), a);
+    WaitMemo::JobWorkers& carried = memo.JobWorkersOf(key);
+    REQUIRE(carried.known);
+    CHECK(carried.offsets == std::vector<int32_t>{2, 1});
+    carried.offsets = {1};  // as if another answer had been made: the next session must read it
+  }
+  memo.SessionEnded();
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-1"});
+    // Once a task of it moves, its workers are made afresh, and not carried.
+    Statement statement(s.session());
+    statement.Evict(s.task("default/a-w-1").id, "test");
+    CHECK_FALSE(CarriedWorkersKey(s.session(), a).has_value());
+    CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-2"});
+    statement.Discard();  // undone: as laid out again, and carried again
+    CHECK(CarriedWorkersKey(s.session(), a) == key);
+  }
+  memo.SessionEnded();
+  // One of its pods went: another key, made afresh; the old entry is dropped once two sessions
+  // passed without asking for it.
+  b.cache().DeletePod("default", "a-w-0");
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    CHECK(CarriedWorkersKey(s.session(), a) != key);
+    CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-2"});
+  }
+  memo.SessionEnded();
+  memo.SessionEnded();
+  CHECK_FALSE(memo.JobWorkersOf(key).known);
+}
+
 TEST_CASE("jobs that lack the same shapes have the same shapes hash") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

@@ -20,14 +20,16 @@ WaitMemo::PendingJobMin& WaitMemo::PendingJobMinOf(uint64_t job_version) {
   return entry;
 }
 
+WaitMemo::JobWorkers& WaitMemo::JobWorkersOf(uint64_t key) {
+  JobWorkers& entry = workers_[key];
+  entry.asked = sessions_;
+  return entry;
+}
+
 void WaitMemo::SessionEnded() {
-  for (auto it = pending_min_.begin(); it != pending_min_.end();) {
-    if (it->second.asked + 1 < sessions_) {
-      pending_min_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
+  const uint64_t stale_before = sessions_ - 1;  // neither this session nor the last asked
+  absl::erase_if(pending_min_, [&](const auto& entry) { return entry.second.asked < stale_before; });
+  absl::erase_if(workers_, [&](const auto& entry) { return entry.second.asked < stale_before; });
   ++sessions_;
 }
 

@@ -69,6 +69,19 @@ class WaitMemo {
   // The entry of `build`, empty (not known) when neither this session nor the last made one; valid
   // until the next call.
   PendingJobMin& PendingJobMinOf(uint64_t job_version);
+  // What ElasticWorkers was for a job with placed tasks, as the snapshot laid it out (no task of
+  // it moved in the session yet), by its version and its tasks' states (a task fails when its
+  // node is gone, which the version does not say), as offsets from its first task. They depend
+  // on those alone (under one configuration): a running job's workers are not put in task order
+  // afresh in every session.
+  struct JobWorkers {
+    bool known = false;  // offsets made
+    std::vector<int32_t> offsets;
+    uint64_t asked = 0;  // the session that last asked
+  };
+  // The entry of `key`, empty (not known) when neither this session nor the last made one; valid
+  // until the next call.
+  JobWorkers& JobWorkersOf(uint64_t key);
   // Ends a session: entries neither it nor the one before asked for are dropped (their jobs
   // changed or went).
   void SessionEnded();
@@ -84,6 +97,7 @@ class WaitMemo {
   std::map<std::string, FruitlessRun, std::less<>> runs_;
   std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
+  absl::flat_hash_map<uint64_t, JobWorkers> workers_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
