@@ -246,9 +246,7 @@ struct ClusterSnapshot {
   // leaves such a job as it is, but for its ids.
   std::vector<bool> job_as_laid_out;
   // The cache's version of the set of node names when it laid this snapshot out: the node ids
-  // of the tasks it kept as laid out hold while the next one is laid at the same version, and
-  // so does what each node's object alone makes (NodeInfo's node, version, allocatable,
-  // max_pods, schedulable), which no session changes.
+  // of the tasks it kept as laid out hold while the next one is laid at the same version.
   uint64_t node_set_version = 0;
 
   // Recomputes every job's (one job's) status counts, allocated and request from its tasks.

@@ -95,13 +95,23 @@ PodGroupAnnotations ReadPodGroupAnnotations(const PodGroup& group) {
 
 ClusterCache::ClusterCache(CacheOptions options) : options_(std::move(options)) {}
 
+Resources ClusterCache::NodeCapacity(const Node& node) {
+  if (!NodeSchedulable(node)) return Resources();
+  Resources capacity = node.allocatable;
+  capacity.Set(kPods, 0);
+  return capacity;
+}
+
 void ClusterCache::UpsertNode(Node node) {
   std::string name = node.meta.name;
   auto [it, added] = nodes_.try_emplace(std::move(name));
-  if (!added && it->second.node->meta.labels != node.meta.labels) topology_dirty_ = true;
+  if (!added) {
+    if (it->second.node->meta.labels != node.meta.labels) topology_dirty_ = true;
+    total_allocatable_ -= NodeCapacity(*it->second.node);
+  }
+  total_allocatable_ += NodeCapacity(node);
   it->second.node = std::make_shared<const Node>(std::move(node));
   it->second.version = ++next_version_;
-  ++node_objects_version_;
   if (!added) return;
   ++node_set_version_;
   // Pods may have named the node before it arrived.
@@ -115,9 +125,9 @@ void ClusterCache::DeleteNode(std::string_view name) {
   auto it = nodes_.find(name);
   if (it != nodes_.end()) {
     if (it->second.held.pods > 0) held_elsewhere_.emplace(it->first, std::move(it->second.held));
+    total_allocatable_ -= NodeCapacity(*it->second.node);
     nodes_.erase(it);
     ++node_set_version_;
-    ++node_objects_version_;
   }
 }
 
@@ -162,8 +172,19 @@ void ClusterCache::Unlink(const std::string& pod_key, const PodEntry& entry) {
       if (job->second.empty()) job_pods_.erase(job);
     }
   } else {
-    foreign_pods_.erase(pod_key);
+    CountForeign(*entry.pod, -1);
   }
+}
+
+void ClusterCache::ReplacePod(PodEntry& entry, std::shared_ptr<const Pod> pod) {
+  if (!entry.ours) CountForeign(*entry.pod, -1);
+  entry.pod = std::move(pod);
+  if (!entry.ours) CountForeign(*entry.pod, +1);
+}
+
+void ClusterCache::CountForeign(const Pod& pod, int sign) {
+  if (IsTerminal(pod.phase) || pod.node_name.empty()) return;
+  CountOnNode(pod.node_name, pod.requests, pod.limits, pod.meta.deleting, sign);
 }
 
 void ClusterCache::UpsertPod(Pod pod) {
@@ -191,8 +212,8 @@ void ClusterCache::UpsertPod(Pod pod) {
   if (entry.ours) {
     MarkDirty(entry.job_key);
     job_pods_[entry.job_key][it->first] = &entry;
-  } else if (!entry.pod->node_name.empty()) {
-    foreign_pods_[it->first] = &entry;
+  } else {
+    CountForeign(*entry.pod, +1);
   }
 }
 
@@ -300,7 +321,7 @@ absl::Status ClusterCache::AssumeBound(std::string_view pod_key, std::string_vie
   }
   auto pod = std::make_shared<Pod>(*it->second.pod);
   pod->node_name = std::string(node_name);
-  it->second.pod = std::move(pod);
+  ReplacePod(it->second, std::move(pod));
   it->second.assumed_bound = true;
   PodChanged(it->second);
   return absl::OkStatus();
@@ -319,7 +340,7 @@ void ClusterCache::ForgetBound(std::string_view pod_key) {
   if (it == pods_.end() || !it->second.assumed_bound) return;
   auto pod = std::make_shared<Pod>(*it->second.pod);
   pod->node_name.clear();
-  it->second.pod = std::move(pod);
+  ReplacePod(it->second, std::move(pod));
   it->second.assumed_bound = false;
   PodChanged(it->second);
 }

@@ -72,7 +72,7 @@ class ClusterCache {
   // node task lists are assigned over, not allocated anew (a tenth of a simulated week was
   // allocating and freeing them). Its contents do not matter, but for what a session never
   // changes: the jobs it did not mark changed (ClusterSnapshot::job_as_laid_out) and what its
-  // nodes' objects alone make (see ClusterSnapshot::node_set_version).
+  // nodes' objects alone make (NodeInfo's node, version, allocatable, max_pods, schedulable).
   ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}) const;
 
   // Every object, in a stable order (for /debug/snapshot and lahar-sim snapshot files).
@@ -134,6 +134,11 @@ class ClusterCache {
     int32_t priority = 0;
   };
 
+  // What a node offers pods: its allocatable, pods apart (they are counted, not summed), or
+  // nothing when it is cordoned or not Ready.
+  static Resources NodeCapacity(const Node& node);
+  static bool NodeSchedulable(const Node& node) { return !node.unschedulable && node.ready; }
+
   // Job keys of lone pods carry a suffix so that a pod never joins a PodGroup of its own name.
   static constexpr char kLonePodSuffix[] = "\x01";
 
@@ -150,15 +155,18 @@ class ClusterCache {
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
 
   CacheOptions options_;
-  // What the tasks of the job blocks that exist hold on a node (placed or releasing): a block's
-  // part is added when it is built and taken away before it is rebuilt or dropped, so that a
-  // snapshot copies each node's sums instead of adding up every task that holds one.
+  // What pods hold on a node (placed or releasing), ours and other schedulers': a job block's
+  // part is added when it is built and taken away before it is rebuilt or dropped, another
+  // scheduler's pod's when it is stored and removed, so that a snapshot copies each node's sums
+  // instead of adding up every pod that holds one.
   struct NodeHeld {
     Resources used;
     Resources used_limits;
     Resources releasing;
     int32_t pods = 0;
     int32_t releasing_pods = 0;
+    // Adds (sign +1) or takes away (-1) one pod.
+    void Count(const Resources& request, const Resources& limit, bool releasing_pod, int sign);
   };
   struct NodeEntry {
     std::shared_ptr<const Node> node;
@@ -185,8 +193,6 @@ class ClusterCache {
   std::map<std::string, Millis, std::less<>> eviction_refused_until_;  // pod key -> until
   // Our pods by job key, then by pod key (both sorted): a snapshot walks jobs without lookups.
   std::map<std::string, std::map<std::string_view, const PodEntry*>, std::less<>> job_pods_;
-  // Pods of other schedulers that hold a node.
-  std::map<std::string_view, const PodEntry*> foreign_pods_;
   // Snapshot blocks by job key, and the keys whose objects changed since the last snapshot.
   mutable std::map<std::string, JobBlock, std::less<>> blocks_;
   // A block that exists (JobBlock::exists), with what a snapshot reads of it for every job: most
@@ -205,11 +211,18 @@ class ClusterCache {
   mutable std::vector<LaidBlock> existing_blocks_;
   // The entry of `key` in existing_blocks_, or null.
   LaidBlock* FindLaidBlock(std::string_view key) const;
-  // What our pods held on nodes the cache does not have (not seen yet, or gone), by name
+  // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;
-  // Adds (sign +1) or takes away (-1) what `block`'s tasks hold to or from their nodes' sums.
+  // Adds (sign +1) or takes away (-1) one pod to or from the sums of the node it names.
+  void CountOnNode(const std::string& node_name, const Resources& request, const Resources& limit,
+                   bool releasing, int sign) const;
+  // The same for every task of `block` that holds its node.
   void CountHeld(const JobBlock& block, int sign) const;
+  // The same for a pod of another scheduler, when it holds its node (bound, not finished).
+  void CountForeign(const Pod& pod, int sign);
+  // Replaces the pod of a stored entry in place (an assumed binding), keeping the node sums.
+  void ReplacePod(PodEntry& entry, std::shared_ptr<const Pod> pod);
   mutable std::set<std::string, std::less<>> dirty_jobs_;
   mutable bool all_dirty_ = true;
   // Reported reasons by hash: jobs that reported equal reasons share one object, so that a
@@ -220,10 +233,8 @@ class ClusterCache {
   // Node ids by name (positions in name order), made again when the set of names changes.
   mutable absl::flat_hash_map<absl::string_view, NodeId> node_ids_;
   mutable uint64_t node_ids_version_ = 0;
-  // The schedulable nodes' allocatable, added up again when a node object changes.
-  uint64_t node_objects_version_ = 1;  // bumped by every UpsertNode and DeleteNode
-  mutable Resources total_allocatable_;
-  mutable uint64_t total_allocatable_version_ = 0;
+  // The schedulable nodes' allocatable (NodeCapacity), kept as nodes come, change and go.
+  Resources total_allocatable_;
   uint64_t next_version_ = 0;  // pod, PodGroup and node versions come from it
   int64_t next_creation_order_ = 0;
 };

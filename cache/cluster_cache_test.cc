@@ -371,6 +371,11 @@ TEST_CASE("jobs holding nodes that no session changed stay as laid out, and thei
   next(4000);
   CHECK(snap.nodes[snap.FindNode("n2")].used.Get(kCpu) == 2500);
   CHECK(snap.nodes[snap.FindNode("n2")].pod_count == 3);
+  foreign.phase = PodPhase::kSucceeded;  // another scheduler's pod finished: it holds nothing
+  cache.UpsertPod(foreign);
+  next(4500);
+  CHECK(snap.nodes[snap.FindNode("n2")].used.Get(kCpu) == 2000);
+  CHECK(snap.nodes[snap.FindNode("n2")].pod_count == 2);
   Node bigger;
   bigger.meta.name = "n1";
   bigger.allocatable.Set(kCpu, 16000);

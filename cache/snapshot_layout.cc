@@ -152,10 +152,9 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   // Bring the job blocks up to date, and what their tasks hold on each node;
   // they are laid out below, in namespace/name order.
   if (all_dirty_) {
+    for (const LaidBlock& laid : existing_blocks_) CountHeld(*laid.block, -1);
     blocks_.clear();
     existing_blocks_.clear();
-    for (const auto& [name, entry] : nodes_) entry.held = NodeHeld();
-    held_elsewhere_.clear();
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
     for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
     all_dirty_ = false;
@@ -192,8 +191,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     for (const auto& [name, entry] : nodes_) node_ids_[ToAbsl(name)] = id++;
     node_ids_version_ = node_set_version_;
   }
-  const bool total_stale = total_allocatable_version_ != node_objects_version_;
-  if (total_stale) total_allocatable_ = Resources();
   snap.nodes = std::move(spent.nodes);
   snap.nodes.resize(nodes_.size());
   NodeId next_node = 0;
@@ -202,27 +199,26 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     NodeInfo& info = snap.nodes[next_node];
     info.id = next_node++;
     // What is made of the node object alone a session never changes: it is laid out again only
-    // when the spent snapshot had another object or another node at this place.
-    if (!same_node_ids || info.node != node || info.version != entry.version) {
+    // when the spent snapshot had another object at this place (the spent one holds its objects,
+    // so a new one is never at the same address).
+    if (info.node != node) {
       info.node = node;
       info.version = entry.version;
       info.allocatable = node->allocatable;
       info.max_pods = static_cast<int32_t>(node->allocatable.Get(kPods) > 0 ? node->allocatable.Get(kPods) : 110);
       info.allocatable.Set(kPods, 0);  // pods are counted, not summed as a resource
-      info.schedulable = !node->unschedulable && node->ready;
+      info.schedulable = NodeSchedulable(*node);
     }
     info.pipelined.SetZero();
     info.pipelined_pods = 0;
-    // What our pods hold there (pods of other schedulers are added below).
+    // What pods hold there, ours and other schedulers'.
     info.used = entry.held.used;
     info.used_limits = entry.held.used_limits;
     info.releasing = entry.held.releasing;
     info.pod_count = entry.held.pods;
     info.releasing_pods = entry.held.releasing_pods;
     info.tasks.clear();
-    if (total_stale && info.schedulable) total_allocatable_ += info.allocatable;
   }
-  total_allocatable_version_ = node_objects_version_;
   snap.total_allocatable = total_allocatable_;
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   snap.topology = CurrentTopology();
@@ -230,22 +226,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     auto it = node_ids_.find(ToAbsl(name));
     return it == node_ids_.end() ? kNoId : it->second;
   };
-
-  // Pods of other schedulers count against their nodes only.
-  for (const auto& [key, entry] : foreign_pods_) {
-    const Pod& pod = *entry->pod;
-    if (IsTerminal(pod.phase) || pod.node_name.empty()) continue;
-    NodeId id = find_node(pod.node_name);
-    if (id == kNoId) continue;
-    NodeInfo& info = snap.nodes[id];
-    info.used += pod.requests;
-    info.used_limits += pod.limits;
-    ++info.pod_count;
-    if (pod.meta.deleting) {
-      info.releasing += pod.requests;
-      ++info.releasing_pods;
-    }
-  }
 
   // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
   // go between sessions, shifting the rest), so that only new builds are copied from blocks;
@@ -455,31 +435,36 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
   for (const TaskInfo& task : block.tasks) CountTask(task, +1, job);
 }
 
+void ClusterCache::NodeHeld::Count(const Resources& request, const Resources& limit, bool releasing_pod, int sign) {
+  if (sign > 0) {
+    used += request;
+    used_limits += limit;
+    if (releasing_pod) releasing += request;
+  } else {
+    used -= request;
+    used_limits -= limit;
+    if (releasing_pod) releasing -= request;
+  }
+  pods += sign;
+  if (releasing_pod) releasing_pods += sign;
+}
+
+void ClusterCache::CountOnNode(const std::string& node_name, const Resources& request, const Resources& limit,
+                               bool releasing, int sign) const {
+  if (auto node = nodes_.find(node_name); node != nodes_.end()) {
+    node->second.held.Count(request, limit, releasing, sign);
+    return;
+  }
+  auto elsewhere = held_elsewhere_.try_emplace(node_name).first;
+  elsewhere->second.Count(request, limit, releasing, sign);
+  if (elsewhere->second.pods == 0) held_elsewhere_.erase(elsewhere);
+}
+
 void ClusterCache::CountHeld(const JobBlock& block, int sign) const {
   for (size_t i = 0; i < block.tasks.size(); ++i) {
     if (block.node_names[i] == nullptr) continue;
     const TaskInfo& task = block.tasks[i];
-    const std::string& name = *block.node_names[i];
-    auto node = nodes_.find(name);
-    auto elsewhere = held_elsewhere_.end();
-    if (node == nodes_.end()) {
-      elsewhere = held_elsewhere_.find(name);
-      if (elsewhere == held_elsewhere_.end()) elsewhere = held_elsewhere_.emplace(name, NodeHeld()).first;
-    }
-    NodeHeld& held = node != nodes_.end() ? node->second.held : elsewhere->second;
-    const bool releasing = task.status == TaskStatus::kReleasing;
-    if (sign > 0) {
-      held.used += task.request;
-      held.used_limits += task.limit;
-      if (releasing) held.releasing += task.request;
-    } else {
-      held.used -= task.request;
-      held.used_limits -= task.limit;
-      if (releasing) held.releasing -= task.request;
-    }
-    held.pods += sign;
-    if (releasing) held.releasing_pods += sign;
-    if (held.pods == 0 && elsewhere != held_elsewhere_.end()) held_elsewhere_.erase(elsewhere);
+    CountOnNode(*block.node_names[i], task.request, task.limit, task.status == TaskStatus::kReleasing, sign);
   }
 }
 

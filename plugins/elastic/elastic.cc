@@ -30,7 +30,7 @@ class ElasticPlugin : public Plugin {
     session_ = &session;
     for (const QueueInfo& queue : session.cluster().queues) total_guarantee_ += queue.guarantee;
     per_pod_task_.assign(session.jobs().size(), kNotComputed);
-    one_shape_.assign(session.jobs().size(), kNotComputed);
+    one_shape_.assign(session.jobs().size(), std::nullopt);
     elastic_request_.assign(session.jobs().size(), std::nullopt);
     gains_.assign(session.jobs().size(), Gains());
     curves_.assign(session.jobs().size(), std::nullopt);
@@ -93,15 +93,14 @@ class ElasticPlugin : public Plugin {
     if (job.tasks.empty()) return *kNone;
     // Tasks of one shape ask the same: then which task comes next does not matter, and the
     // ranking of elastic victims, which changes tasks between comparisons, needs no task order.
-    int32_t& one_shape = one_shape_[job.id];
-    if (one_shape == kNotComputed) {
+    std::optional<bool>& one_shape = one_shape_[job.id];
+    if (!one_shape) {
       const int32_t first = session_->task(job.tasks.front()).shape;
-      const bool one = first != kNoShape && std::all_of(job.tasks.begin(), job.tasks.end(), [&](TaskId t) {
+      one_shape = first != kNoShape && std::all_of(job.tasks.begin(), job.tasks.end(), [&](TaskId t) {
         return session_->task(t).shape == first;
       });
-      one_shape = one ? 1 : 0;
     }
-    if (one_shape == 1) return session_->task(job.tasks.front()).request;
+    if (*one_shape) return session_->task(job.tasks.front()).request;
     TaskId& cached = per_pod_task_[job.id];
     if (cached == kNotComputed) {
       const Session& s = *session_;
@@ -344,9 +343,9 @@ class ElasticPlugin : public Plugin {
   ElasticPluginOptions options_;
   Session* session_ = nullptr;
   std::vector<TaskId> per_pod_task_;                      // per job; kNotComputed until asked
-  // Per job: 1 when its tasks share one shape (TaskInfo::shape), else 0; kNotComputed until
-  // asked. Shapes are the pods', which no session changes.
-  std::vector<int32_t> one_shape_;
+  // Per job: whether its tasks share one shape (TaskInfo::shape), once asked. Shapes are the
+  // pods', which no session changes.
+  std::vector<std::optional<bool>> one_shape_;
   std::vector<std::optional<Resources>> elastic_request_;  // per job
   std::optional<Resources> idle_;
   std::vector<Gains> gains_;                           // per job

@@ -25,7 +25,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   }
 }
 
-void Session::MakeLive(JobId job) {
+void Session::NoteJobChanged(JobId job) {
   touched_[job] = true;
   if (live_[job]) return;
   live_[job] = true;
@@ -94,7 +94,7 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;
   const NodeId old_node = task.node;
-  MakeLive(job.id);
+  NoteJobChanged(job.id);
   ++task_state_changes_;
   // Only placing a pending task or binding an allocated one leaves every node at most as free
   // as before; anything else may make nodes feasible again for cached searches.
@@ -214,7 +214,7 @@ void Session::SettleUpdates() {
 }
 
 void Session::SetJobPhase(JobId job, PodGroupPhase phase) {
-  MakeLive(job);
+  NoteJobChanged(job);
   ++job_changes_;
   state_version_ = ++version_counter_;
   UpdateFor(job).phase = phase;
@@ -266,7 +266,7 @@ void Session::MarkScaled(JobId job) {
   state_version_ = ++version_counter_;
   UpdateFor(job).scaled = true;
   cluster_.jobs[job].last_scale_time = cluster_.now;
-  MakeLive(job);  // it holds workers, so is live already; TakeCluster counts on it
+  NoteJobChanged(job);  // touched (it holds workers, so is live already): TakeCluster marks it
 }
 
 ClusterSnapshot Session::TakeCluster() && {

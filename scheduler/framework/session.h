@@ -516,8 +516,8 @@ class Session {
   // Per job: a task, its phase or its scale time was set in this session (even if a statement
   // undid it), so its laid-out copy may differ; TakeCluster marks these alone.
   std::vector<bool> touched_;
-  // Every change to a job: it becomes live and touched.
-  void MakeLive(JobId job);
+  // Every change to a job goes through here: it becomes live and touched.
+  void NoteJobChanged(JobId job);
 
   NodeSearchOptions search_options_;
   NodeSearch search_;  // the actions' searches share it
