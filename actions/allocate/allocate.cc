@@ -24,23 +24,28 @@ namespace {
 // What decides where a task can go: its constraints and its requests. Two tasks of one shape
 // fit the same nodes. `request` points into the session's task table, which outlives the action.
 struct Shape {
+  int32_t number;  // TaskInfo::shape: equal numbers are equal classes and requests
   int32_t constraint_class;
   bool gated;  // scheduling gates: such a task fits no node, and is explained as gated
   const Resources* request;
   const std::vector<NodeId>* scope;  // the job's domain (Session::JobScope), null: every node
 };
 
+// By the cache's shape number when the task has one (a number, not its requests, is hashed: a
+// backlog asks once per job), else by the fields.
 struct ShapeHash {
   size_t operator()(const Shape& s) const {
-    return static_cast<size_t>(
-        StateHash().Add(s.constraint_class).Add(s.gated).Add(*s.request).Add(reinterpret_cast<uint64_t>(s.scope)).value());
+    StateHash hash;
+    hash.Add(s.number).Add(s.gated).Add(reinterpret_cast<uint64_t>(s.scope));
+    if (s.number == kNoShape) hash.Add(s.constraint_class).Add(*s.request);
+    return static_cast<size_t>(hash.value());
   }
 };
 
 struct ShapeEq {
   bool operator()(const Shape& a, const Shape& b) const {
-    return a.constraint_class == b.constraint_class && a.gated == b.gated && *a.request == *b.request &&
-           a.scope == b.scope;
+    if (a.number != b.number || a.gated != b.gated || a.scope != b.scope) return false;
+    return a.number != kNoShape || (a.constraint_class == b.constraint_class && *a.request == *b.request);
   }
 };
 
@@ -142,7 +147,7 @@ class Allocator {
 
  private:
   Shape ShapeOf(const TaskInfo& task) const {
-    return Shape{task.constraint_class, task.gated, &task.request, session_.JobScope(task.job)};
+    return Shape{task.shape, task.constraint_class, task.gated, &task.request, session_.JobScope(task.job)};
   }
 
   // A job whose whole min is of shapes that fit no node now, idle or releasing: `pods` tasks,
@@ -165,8 +170,18 @@ class Allocator {
     std::vector<std::vector<DoomedJob>> doomed_of(jobs_of.size());
     std::vector<Resources> growth(jobs_of.size());  // what each queue's other jobs may place
     absl::flat_hash_map<Shape, bool, ShapeHash, ShapeEq> fits_nowhere;
+    // The same answers, for numbered shapes over every node (most tasks), by number: a lookup
+    // per job of a backlog. -1: not asked yet.
+    std::vector<int8_t> nowhere_by_number;
     auto nowhere = [&](const TaskInfo& task) {
       const Shape shape = ShapeOf(task);
+      int8_t* by_number = nullptr;
+      if (shape.number != kNoShape && shape.scope == nullptr) {
+        const auto index = static_cast<size_t>(shape.number) * 2 + (shape.gated ? 1 : 0);
+        if (index >= nowhere_by_number.size()) nowhere_by_number.resize(index + 1, -1);
+        by_number = &nowhere_by_number[index];
+        if (*by_number >= 0) return *by_number == 1;
+      }
       auto [it, inserted] = fits_nowhere.try_emplace(shape, false);
       if (!inserted) return it->second;
       // A search of its own, which leaves the actions' shared search state as it was.
@@ -182,6 +197,7 @@ class Allocator {
         unplaceable_.try_emplace(shape, std::move(failure));
       }
       it->second = none;
+      if (by_number != nullptr) *by_number = none ? 1 : 0;
       return none;
     };
     for (QueueId q = 0; q < static_cast<QueueId>(jobs_of.size()); ++q) {

@@ -229,6 +229,34 @@ TEST_CASE("a pipelined task is promised releasing resources: future idle, not id
                                              "allocate old-w-0"});
 }
 
+TEST_CASE("a search finds a node again once a node becomes freer, after searches that found none") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Node("n2", "cpu=4");
+  b.Job("old", {.tasks = {{"w", 1, "cpu=3"}}});
+  b.Job("other", {.tasks = {{"w", 1, "cpu=3"}}});
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1"}}});
+  b.Job("big", {.tasks = {{"w", 1, "cpu=2"}}});
+  b.Running("old-w-0", "n1");
+  b.Running("other-w-0", "n2");
+  TestSession s(b);
+  const TaskInfo& big = s.task("default/big-w-0");
+  for (Placement p : {Placement::kIdle, Placement::kFutureIdle}) CHECK(s->FindBestNode(big, p) == kNoId);
+  // Placing takes room (nodes only less free): still none.
+  Statement place(s.session());
+  place.Allocate(s.id("small-w-0"), s.node_id("n2"));
+  CHECK(s->FindBestNode(big, Placement::kFutureIdle) == kNoId);
+  // An eviction frees n1 once its pod is gone: the future-idle search finds it, the idle one not.
+  Statement evict(s.session());
+  evict.Evict(s.id("old-w-0"), "make room");
+  CHECK(s->FindBestNode(big, Placement::kIdle) == kNoId);
+  CHECK(s->FindBestNode(big, Placement::kFutureIdle) == s.node_id("n1"));
+  evict.Discard();
+  CHECK(s->FindBestNode(big, Placement::kFutureIdle) == kNoId);
+  place.Discard();
+  CHECK(s->FindBestNode(s.task("default/small-w-0"), Placement::kIdle) != kNoId);
+}
+
 TEST_CASE("an eviction in a statement releases the task but reaches the session's evictions only on commit") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4");

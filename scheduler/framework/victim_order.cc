@@ -280,15 +280,21 @@ void VictimOrderCache::Clear() {
   entries_->ranked_workers.clear();
   entries_->candidates.clear();
   entries_->failures.clear();
+  entries_->last_failure.reset();
 }
 
 bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key) {
   if (entries_->failures.empty()) return false;
   const std::vector<TaskId>* tasks = UnplacedMinTasks(session, job);
   if (tasks == nullptr || tasks->empty()) return false;
-  auto failed = entries_->failures.find(ShapesKey(session, job, key));
-  if (failed == entries_->failures.end()) return false;
-  if (failed->second) session.ForgetCachedSearches();  // the trace the failed plan left
+  const uint64_t shapes = ShapesKey(session, job, key);
+  std::optional<std::pair<uint64_t, bool>>& last = entries_->last_failure;
+  if (!last || last->first != shapes) {
+    auto failed = entries_->failures.find(shapes);
+    if (failed == entries_->failures.end()) return false;
+    last = *failed;
+  }
+  if (last->second) session.ForgetCachedSearches();  // the trace the failed plan left
   LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
   return true;
 }
@@ -303,6 +309,7 @@ void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan)
   // A budget shared by several jobs allows less for each once one of them lost pods.
   if (!session.cluster().disruption_budgets.empty()) return Clear();
   entries_->failures.clear();
+  entries_->last_failure.reset();
   entries_->ranked_workers.clear();
   std::set<JobId> victim_jobs;
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);

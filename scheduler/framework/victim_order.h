@@ -99,6 +99,8 @@ struct VictimOrderCache::Entries {
   // another starving job of that key and those shapes fails the same way: its plan reads the
   // same state, order and policy, and searches nodes afresh (PlanForStarvingJob).
   std::map<uint64_t, bool> failures;
+  // The entry of `failures` last found, for a run of alike jobs (cleared with it).
+  std::optional<std::pair<uint64_t, bool>> last_failure;
   victims_internal::RankedWorkers ranked_workers;  // until a plan is kept
 };
 

@@ -186,6 +186,7 @@ int StarvingMain(int nodes, int starving, int repeat, const std::string& config_
 // that fits arrives, and the second session is timed: with the sessions' memory (WaitMemo) it
 // costs what changed, without it (the baseline, same run) it re-examines the whole backlog.
 int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_text) {
+  if (std::getenv("LAHAR_BENCH_V") != nullptr) SetLogVerbosity(std::atoi(std::getenv("LAHAR_BENCH_V")));
   auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());
   if (!config.ok()) {
     std::fprintf(stderr, "%s\n", std::string(config.status().message()).c_str());
