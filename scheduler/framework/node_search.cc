@@ -3,7 +3,6 @@
 #include "scheduler/framework/session.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "api/strings.h"
 
@@ -154,34 +153,12 @@ NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo&
   return best;
 }
 
-bool Session::SomeNodeMayHaveRoom(const TaskInfo& task) const {
-  RoomBound& bound = room_bound_;
-  if (bound.free_epoch != free_epoch_) {
-    bound.free_epoch = free_epoch_;
-    bound.free.clear();  // a resource a node does not name is 0 there: every amount is at least 0
-    bound.slots = std::numeric_limits<int32_t>::min();
-    for (const NodeInfo& node : cluster_.nodes) {
-      bound.slots = std::max(bound.slots, node.FuturePodSlots());
-      const size_t resources = std::max({node.allocatable.size(), node.used.size(), node.releasing.size(),
-                                         node.pipelined.size()});
-      if (bound.free.size() < resources) bound.free.resize(resources, 0);
-      for (size_t i = 0; i < bound.free.size(); ++i) {
-        const auto id = static_cast<ResourceId>(i);
-        const int64_t free =
-            node.allocatable.Get(id) - node.used.Get(id) - (node.pipelined.Get(id) - node.releasing.Get(id));
-        bound.free[i] = std::max(bound.free[i], free);
-      }
-    }
-  }
-  if (bound.slots <= 0) return false;
-  const Resources& req = task.request;
-  for (size_t i = 0; i < req.size(); ++i) {
-    const int64_t want = req.Get(static_cast<ResourceId>(i));
-    if (want <= 0) continue;
-    const int64_t most = i < bound.free.size() ? bound.free[i] : 0;
-    if (want > most) return false;
-  }
-  return true;
+uint64_t* Session::NoRoomEntry(const TaskInfo& task, Placement placement) const {
+  if (task.shape == kNoShape) return nullptr;
+  const size_t index = static_cast<size_t>(task.shape) * 4 + (task.gated ? 2 : 0) +
+                       (placement == Placement::kFutureIdle ? 1 : 0);
+  if (index >= no_room_epoch_.size()) no_room_epoch_.resize(index + 1, 0);
+  return &no_room_epoch_[index];
 }
 
 NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool elastic, FitErrors* errors,
@@ -195,10 +172,11 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
   NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
   if (errors == nullptr) {
     if (std::optional<NodeId> cached = FindInCache(task, shape, state)) return *cached;
-    // A scan that finds nothing leaves the search as it was (it examines every node, so it
-    // starts the next one where it started).
-    if (!SomeNodeMayHaveRoom(task)) return kNoId;
   }
+  // Where no node has room, a scan examines every node and leaves the search as it was (the
+  // next one starts where it started): then one that finds nothing need not be made.
+  uint64_t* no_room = elastic ? nullptr : NoRoomEntry(task, placement);
+  if (errors == nullptr && no_room != nullptr && *no_room == free_epoch_ + 1) return kNoId;
   size_t want = n;
   if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
     int pct = search_options_.percentage;
@@ -226,6 +204,7 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
       best_score = score;
     }
   }
+  if (best == kNoId && no_room != nullptr) *no_room = free_epoch_ + 1;
   if (errors == nullptr) {
     if (want < n) state.next_start = (start + examined) % n;
     if (best != kNoId) {

@@ -528,18 +528,11 @@ class Session {
   // FindBestNode within a job's scope: every node of it examined, no sampling, no cache.
   NodeId FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement, bool elastic,
                         FitErrors* errors);
-  // Whether some node may have room for `task` (either placement): false when, in some resource
-  // it asks or in pod slots, it wants more than the most any node will have free once its
-  // releasing pods are gone (ResourceFit's kFutureIdle, never less than kIdle's). The most is
-  // counted once per free_epoch_: until a node becomes freer it only shrinks, so what was
-  // counted is a bound. A search that would find nothing is then a comparison.
-  bool SomeNodeMayHaveRoom(const TaskInfo& task) const;
-  struct RoomBound {
-    uint64_t free_epoch = UINT64_MAX;
-    std::vector<int64_t> free;  // per resource
-    int32_t slots = 0;
-  };
-  mutable RoomBound room_bound_;
+  // Per numbered shape, gates and placement: free_epoch_ + 1 when a search found no node for a
+  // task of it (not elastic; predicates judge a task by its constraint class and gates, which
+  // the shape and index carry). Until a node becomes freer, none is found again.
+  mutable std::vector<uint64_t> no_room_epoch_;
+  uint64_t* NoRoomEntry(const TaskInfo& task, Placement placement) const;
 
   WaitMemo* wait_memo_ = nullptr;
   Millis expiry_ = std::numeric_limits<Millis>::max();
