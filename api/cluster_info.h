@@ -186,6 +186,10 @@ struct NodeInfo {
   int32_t max_pods = 110;
   bool schedulable = true;  // not cordoned and Ready
   std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
+  // The version of the cache's sums of what pods hold here (used, limits, releasing and the pod
+  // counts) this node was laid out with; 0 once a session changed any of them. A snapshot laid
+  // over this one copies them again only when they differ.
+  uint64_t held_version = 0;
 
   const std::string& name() const { return node->meta.name; }
   // Idle capacity not promised to pipelined tasks (promises use releasing resources first).

@@ -83,17 +83,37 @@ void Resources::Set(ResourceId id, int64_t amount) {
 }
 
 bool Resources::operator==(const Resources& other) const {
-  size_t n = std::max(amounts_.size(), other.amounts_.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (Get(static_cast<ResourceId>(i)) != other.Get(static_cast<ResourceId>(i))) return false;
+  const int64_t* a = amounts_.data();
+  const int64_t* b = other.amounts_.data();
+  const size_t na = amounts_.size();
+  const size_t nb = other.amounts_.size();
+  const size_t common = std::min(na, nb);
+  for (size_t i = 0; i < common; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  for (size_t i = common; i < na; ++i) {
+    if (a[i] != 0) return false;
+  }
+  for (size_t i = common; i < nb; ++i) {
+    if (b[i] != 0) return false;
   }
   return true;
 }
 
 bool Resources::LessEqual(const Resources& other) const {
-  size_t n = std::max(amounts_.size(), other.amounts_.size());
-  for (size_t i = 0; i < n; ++i) {
-    if (Get(static_cast<ResourceId>(i)) > other.Get(static_cast<ResourceId>(i))) return false;
+  const int64_t* a = amounts_.data();
+  const int64_t* b = other.amounts_.data();
+  const size_t na = amounts_.size();
+  const size_t nb = other.amounts_.size();
+  const size_t common = std::min(na, nb);
+  for (size_t i = 0; i < common; ++i) {
+    if (a[i] > b[i]) return false;
+  }
+  for (size_t i = common; i < na; ++i) {
+    if (a[i] > 0) return false;
+  }
+  for (size_t i = common; i < nb; ++i) {
+    if (b[i] < 0) return false;
   }
   return true;
 }
@@ -101,16 +121,22 @@ bool Resources::LessEqual(const Resources& other) const {
 bool Resources::FitsIn(const Resources& available) const { return FirstShortage(available) < 0; }
 
 int Resources::FirstShortage(const Resources& available) const {
-  for (size_t i = 0; i < amounts_.size(); ++i) {
-    if (amounts_[i] > 0 && amounts_[i] > available.Get(static_cast<ResourceId>(i))) {
-      return static_cast<int>(i);
-    }
+  const int64_t* want = amounts_.data();
+  const int64_t* have = available.amounts_.data();
+  const size_t n = amounts_.size();
+  const size_t n_have = available.amounts_.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (want[i] > 0 && want[i] > (i < n_have ? have[i] : 0)) return static_cast<int>(i);
   }
   return -1;
 }
 
 bool Resources::IsZero() const {
-  return std::all_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v == 0; });
+  const int64_t* a = amounts_.data();
+  for (size_t i = 0, n = amounts_.size(); i < n; ++i) {
+    if (a[i] != 0) return false;
+  }
+  return true;
 }
 
 bool Resources::AnyNegative() const {
@@ -138,7 +164,8 @@ Resources Resources::Min(const Resources& other) const {
 }
 
 void Resources::ClampNegativeToZero() {
-  for (auto& v : amounts_) v = std::max<int64_t>(v, 0);
+  int64_t* a = amounts_.data();
+  for (size_t i = 0, n = amounts_.size(); i < n; ++i) a[i] = std::max<int64_t>(a[i], 0);
 }
 
 std::vector<std::pair<ResourceId, int64_t>> Resources::NonZero() const {

@@ -96,6 +96,9 @@ class Resources {
   void SetZero() { std::fill(amounts_.begin(), amounts_.end(), 0); }
 
   size_t size() const { return amounts_.size(); }
+  // The amounts by id (entries past the end are zero): for loops that read several vectors at
+  // once, which indexing would check and look up entry by entry.
+  const int64_t* data() const { return amounts_.data(); }
   // Non-zero entries in id order.
   std::vector<std::pair<ResourceId, int64_t>> NonZero() const;
   // "cpu: 4, memory: 16Gi, nvidia.com/gpu: 1" (human readable, for messages and logs).

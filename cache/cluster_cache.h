@@ -165,6 +165,7 @@ class ClusterCache {
     Resources releasing;
     int32_t pods = 0;
     int32_t releasing_pods = 0;
+    uint64_t version = 1;  // moves with every count (NodeInfo::held_version)
     // Adds (sign +1) or takes away (-1) one pod.
     void Count(const Resources& request, const Resources& limit, bool releasing_pod, int sign);
   };

@@ -143,6 +143,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
     ++node.releasing_pods;
     ++node.pipelined_pods;
     node.tasks.push_back(0);
+    node.held_version = 0;  // as a session marks a node it changed (Session::TakeCluster)
   }
   // The cluster moves on: one job gone, one that sorts first arrives.
   cache.DeletePod("default", "b");
@@ -155,7 +156,10 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   // them (status, node) is reset.
   reused.job_as_laid_out.assign(reused.jobs.size(), false);
   for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
-  for (NodeInfo& node : reused.nodes) node.pipelined.Set(kCpu, 500);
+  for (NodeInfo& node : reused.nodes) {
+    node.pipelined.Set(kCpu, 500);
+    node.held_version = 0;
+  }
   reused.tasks.back().node = 1;  // "c", pending
   for (JobInfo& job : reused.jobs) {  // and of the jobs: counts, phase, scale time
     job.status_count.fill(7);

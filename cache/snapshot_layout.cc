@@ -198,6 +198,13 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     const std::shared_ptr<const Node>& node = entry.node;
     NodeInfo& info = snap.nodes[next_node];
     info.id = next_node++;
+    // What pods hold there, ours and other schedulers': the spent snapshot has it already when
+    // no session changed the node since it was laid out and the cache counted no pod there since
+    // (then nothing is promised on it either).
+    if (info.node == node && info.held_version == entry.held.version) {
+      info.tasks.clear();
+      continue;
+    }
     // What is made of the node object alone a session never changes: it is laid out again only
     // when the spent snapshot had another object at this place (the spent one holds its objects,
     // so a new one is never at the same address).
@@ -211,12 +218,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     info.pipelined.SetZero();
     info.pipelined_pods = 0;
-    // What pods hold there, ours and other schedulers'.
     info.used = entry.held.used;
     info.used_limits = entry.held.used_limits;
     info.releasing = entry.held.releasing;
     info.pod_count = entry.held.pods;
     info.releasing_pods = entry.held.releasing_pods;
+    info.held_version = entry.held.version;
     info.tasks.clear();
   }
   snap.total_allocatable = total_allocatable_;
@@ -447,6 +454,7 @@ void ClusterCache::NodeHeld::Count(const Resources& request, const Resources& li
   }
   pods += sign;
   if (releasing_pod) releasing_pods += sign;
+  ++version;
 }
 
 void ClusterCache::CountOnNode(const std::string& node_name, const Resources& request, const Resources& limit,

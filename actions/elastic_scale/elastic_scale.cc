@@ -68,6 +68,7 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   const bool same_as_elastic_workers = CooldownChangesNothing(session, scalable);
   PlanUnlessFruitless(session, "elastic-scale", scalable, pass, same_as_elastic_workers ? kElasticWorkersRuns : "");
   for (const NodeInfo& node : session.nodes()) {
+    if (node.pipelined_pods == 0) continue;  // nothing promised there
     Resources from_idle = node.pipelined - node.releasing;
     from_idle.ClampNegativeToZero();
     if (!from_idle.IsZero()) kept.per_node.emplace_back(node.id, std::move(from_idle));

@@ -324,17 +324,25 @@ class ElasticPlugin : public Plugin {
     const QueueInfo& queue = session_->queue(job.queue);
     if (!queue.open) return kAbstain;
     const VoteTotals& totals = Totals();
+    // Its own part of the totals is taken away; a job that holds nothing and is not admitted
+    // (most of a backlog) has none, and is judged without temporaries.
     Resources own_free, own_committed;
-    AddContribution(job, own_free, own_committed);
-    Resources free = ClusterIdle();
-    free += totals.free;
-    free -= own_free;
-    Resources queue_committed = totals.committed[job.queue];
-    queue_committed -= own_committed;
-    if (!job.min_resources.FitsIn(free)) return kAbstain;
-    const Resources wanted = queue_committed + job.min_resources;
-    for (const auto& [id, amount] : job.min_resources.NonZero()) {
-      if (id != kPods && wanted.Get(id) > RealCapability(queue, id)) return kAbstain;
+    if (!job.HoldsNothing() || CountsAdmitted(job) || !ElasticRequest(job).IsZero()) {
+      AddContribution(job, own_free, own_committed);
+    }
+    const Resources& idle = ClusterIdle();
+    const Resources& queue_committed = totals.committed[job.queue];
+    const Resources& min = job.min_resources;
+    for (size_t i = 0; i < min.size(); ++i) {
+      const auto id = static_cast<ResourceId>(i);
+      const int64_t amount = min.Get(id);
+      if (amount > 0 && amount > idle.Get(id) + totals.free.Get(id) - own_free.Get(id)) return kAbstain;
+    }
+    for (size_t i = 0; i < min.size(); ++i) {
+      const auto id = static_cast<ResourceId>(i);
+      const int64_t amount = min.Get(id);
+      if (amount == 0 || id == kPods) continue;
+      if (queue_committed.Get(id) - own_committed.Get(id) + amount > RealCapability(queue, id)) return kAbstain;
     }
     LAHAR_LOG(2, "elastic") << "enqueue " << job.key() << ": permit, min fits once elastic workers are taken back";
     return kPermit;

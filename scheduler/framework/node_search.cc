@@ -60,17 +60,23 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
 FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
   const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
   if (slots <= 0) return {FitCode::kTooManyPods, {}};
-  const Resources& req = task.request;
-  for (size_t i = 0; i < req.size(); ++i) {
-    auto id = static_cast<ResourceId>(i);
-    int64_t want = req.Get(id);
-    if (want <= 0) continue;
+  // Every search asks this of every node: the amounts are read off the vectors' storage.
+  struct Amounts {
+    const int64_t* data;
+    size_t size;
+    int64_t operator[](size_t i) const { return i < size ? data[i] : 0; }
+  };
+  auto amounts = [](const Resources& r) { return Amounts{r.data(), r.size()}; };
+  const Amounts want = amounts(task.request), allocatable = amounts(node.allocatable), used = amounts(node.used),
+                pipelined = amounts(node.pipelined), releasing = amounts(node.releasing);
+  for (size_t i = 0; i < want.size; ++i) {
+    if (want.data[i] <= 0) continue;
     // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle
     // placements may only use what those promises leave.
-    int64_t free = node.allocatable.Get(id) - node.used.Get(id);
-    int64_t promised_beyond_releasing = node.pipelined.Get(id) - node.releasing.Get(id);
+    int64_t free = allocatable[i] - used[i];
+    const int64_t promised_beyond_releasing = pipelined[i] - releasing[i];
     if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
-    if (want > free) return {FitCode::kInsufficientResource, {}};
+    if (want.data[i] > free) return {FitCode::kInsufficientResource, {}};
   }
   return {};
 }

@@ -276,6 +276,10 @@ ClusterSnapshot Session::TakeCluster() && {
   for (JobId id : live_jobs_) {
     if (touched_[id]) cluster_.job_as_laid_out[id] = false;
   }
+  // Likewise the nodes: one whose version moved was changed (and maybe restored).
+  for (size_t id = 0; id < cluster_.nodes.size(); ++id) {
+    if (node_version_[id] != 0) cluster_.nodes[id].held_version = 0;
+  }
   return std::move(cluster_);
 }
 

@@ -121,6 +121,7 @@ TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joine
 TEST_CASE("a session hands its snapshot back with the jobs it changed marked, and the next snapshot resets them") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");
+  b.Node("n2", "cpu=8");
   b.Job("a-waiting", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
   b.Job("b-running", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
   b.Running("b-running-w-0", "n1");
@@ -139,13 +140,20 @@ TEST_CASE("a session hands its snapshot back with the jobs it changed marked, an
   CHECK_FALSE(spent.job_as_laid_out[a]);
   CHECK(spent.job_as_laid_out[b_running]);  // live (it holds a node), but the session did not change it
   CHECK(spent.job_as_laid_out[c]);
+  // And the nodes: n1, where it promised a task, is laid out again; n2 keeps what it was.
+  CHECK(spent.nodes[0].held_version == 0);
+  const uint64_t n2_held = spent.nodes[1].held_version;
+  CHECK(n2_held != 0);
 
   ClusterSnapshot next = b.cache().Snapshot(1000, std::move(spent));
   const JobId a_next = next.FindJob("default/a-waiting");
   CHECK(next.tasks[next.jobs[a_next].tasks.front()].status == TaskStatus::kPending);
   CHECK(next.jobs[a_next].Count(TaskStatus::kPipelined) == 0);
   CHECK(next.nodes[0].pipelined.IsZero());
+  CHECK(next.nodes[0].held_version != 0);
+  CHECK(next.nodes[1].held_version == n2_held);
   CHECK(next.job_as_laid_out == std::vector<bool>(3, true));
+  CHECK(testing::DescribeSnapshot(next) == testing::DescribeSnapshot(b.cache().Snapshot(1000)));
 }
 
 TEST_CASE("a job whose task a statement changed and undid is handed back as changed") {

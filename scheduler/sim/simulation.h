@@ -32,9 +32,12 @@ inline double Seconds(Millis ms) { return static_cast<double>(ms) / 1000.0; }
 // integral; `max` is filled in from `replicas` when the run is recorded), and the rest of its
 // simulated state.
 struct JobState : JobRecord {
-  std::unique_ptr<const SimJob> spec;  // made when the job is submitted (SimInput::MakeJob)
+  // Made when the job is submitted (SimInput::MakeJob); let go when it completes, so that a
+  // trace's finished jobs keep their record, not their pods.
+  std::unique_ptr<const SimJob> spec;
+  int64_t min_gpus = 0;  // GPUs its first min pods ask (goodput's useful GPU time), set when it completes
   std::map<std::string, int32_t> replicas;  // task -> current replica count
-  std::map<std::string, const Pod*> templates;  // task -> first pod of the task in the spec
+  std::map<std::string, const Pod*> templates;  // task -> first pod of the task in the spec; none once it completes
   int32_t running = 0;   // pods bound and not released
   int32_t live_pods = 0;  // pods that exist (not completed)
   double progress = 0;    // ms of work at min size
@@ -101,6 +104,7 @@ class Simulation {
   absl::Status RunSession();
 
   absl::Status Submit(size_t job);
+  static int64_t MinGpus(const JobState& job);  // of its spec
   void ApplyScenarioEvent(const SimEvent& event);
   void AddNode(const Node& node);
   void RemoveNode(const std::string& name);

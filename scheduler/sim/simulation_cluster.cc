@@ -247,6 +247,10 @@ void Simulation::CompleteJob(size_t job_index) {
   EndEvent();
   size_t slash = job.key.find('/');
   cache_.DeletePodGroup(job.key.substr(0, slash), job.key.substr(slash + 1));
+  // Nothing asks for its pods again: the record keeps what the summary reports.
+  job.min_gpus = MinGpus(job);
+  job.templates.clear();
+  job.spec.reset();
 }
 
 void Simulation::CompletePod(const std::string& pod_key) {

@@ -460,6 +460,14 @@ absl::StatusOr<SimRun> Simulation::Run() {
   return run;
 }
 
+int64_t Simulation::MinGpus(const JobState& job) {
+  int64_t gpus = 0;
+  for (size_t i = 0; i < job.spec->pods.size() && static_cast<int32_t>(i) < job.min; ++i) {
+    gpus += job.spec->pods[i].requests.Get(kNvidiaGpu);
+  }
+  return gpus;
+}
+
 RunRecord Simulation::TakeRecord() {
   RunRecord record;
   record.scenario = input_.name;
@@ -474,16 +482,14 @@ RunRecord Simulation::TakeRecord() {
     r.max = 0;
     for (const auto& [task, count] : job.replicas) r.max += count;
     r.gpu_ms += static_cast<double>(job.gpus_held) * static_cast<double>(now_ - job.gpus_since);
-    if (job.spec != nullptr) {  // submitted
+    if (job.completed) {
+      r.useful_gpu_ms = job.progress * static_cast<double>(job.min_gpus);
+    } else if (job.spec != nullptr) {  // submitted
       double progress = job.progress;
-      if (!job.completed && job.spec->duration && job.running >= job.min && job.min > 0) {
+      if (job.spec->duration && job.running >= job.min && job.min > 0) {
         progress += JobRate(job) * static_cast<double>(now_ - job.progress_at);
       }
-      int64_t min_gpus = 0;
-      for (size_t i = 0; i < job.spec->pods.size() && static_cast<int32_t>(i) < job.min; ++i) {
-        min_gpus += job.spec->pods[i].requests.Get(kNvidiaGpu);
-      }
-      r.useful_gpu_ms = progress * static_cast<double>(min_gpus);
+      r.useful_gpu_ms = progress * static_cast<double>(MinGpus(job));
     }
     r.reported = FormatThroughput(job.reported_points);
   }
