@@ -1,11 +1,11 @@
 #include "api/resources.h"
 
 #include <algorithm>
+#include <functional>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
-#include "api/strings.h"
 #include "api/strings.h"
 
 namespace lahar {
@@ -82,41 +82,32 @@ void Resources::Set(ResourceId id, int64_t amount) {
   amounts_[id] = amount;
 }
 
-bool Resources::operator==(const Resources& other) const {
-  const int64_t* a = amounts_.data();
-  const int64_t* b = other.amounts_.data();
-  const size_t na = amounts_.size();
-  const size_t nb = other.amounts_.size();
-  const size_t common = std::min(na, nb);
+namespace {
+
+// Whether `holds(mine, theirs)` for every id, a missing entry being an amount of zero (which
+// matters when the other side holds a negative amount).
+template <typename Holds>
+bool EveryAmount(const Resources& a, const Resources& b, Holds holds) {
+  const int64_t* x = a.data();
+  const int64_t* y = b.data();
+  const size_t common = std::min(a.size(), b.size());
   for (size_t i = 0; i < common; ++i) {
-    if (a[i] != b[i]) return false;
+    if (!holds(x[i], y[i])) return false;
   }
-  for (size_t i = common; i < na; ++i) {
-    if (a[i] != 0) return false;
+  for (size_t i = common; i < a.size(); ++i) {
+    if (!holds(x[i], 0)) return false;
   }
-  for (size_t i = common; i < nb; ++i) {
-    if (b[i] != 0) return false;
+  for (size_t i = common; i < b.size(); ++i) {
+    if (!holds(0, y[i])) return false;
   }
   return true;
 }
 
-bool Resources::LessEqual(const Resources& other) const {
-  const int64_t* a = amounts_.data();
-  const int64_t* b = other.amounts_.data();
-  const size_t na = amounts_.size();
-  const size_t nb = other.amounts_.size();
-  const size_t common = std::min(na, nb);
-  for (size_t i = 0; i < common; ++i) {
-    if (a[i] > b[i]) return false;
-  }
-  for (size_t i = common; i < na; ++i) {
-    if (a[i] > 0) return false;
-  }
-  for (size_t i = common; i < nb; ++i) {
-    if (b[i] < 0) return false;
-  }
-  return true;
-}
+}  // namespace
+
+bool Resources::operator==(const Resources& other) const { return EveryAmount(*this, other, std::equal_to<>()); }
+
+bool Resources::LessEqual(const Resources& other) const { return EveryAmount(*this, other, std::less_equal<>()); }
 
 bool Resources::FitsIn(const Resources& available) const { return FirstShortage(available) < 0; }
 

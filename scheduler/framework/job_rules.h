@@ -206,7 +206,7 @@ inline bool ElasticEligible(const Session& session, const JobInfo& job) {
   const QueueInfo& queue = session.queue(job.queue);
   if (!queue.IsLeaf() || !queue.broken.empty()) return false;
   if (job.phase != PodGroupPhase::kInqueue && job.phase != PodGroupPhase::kRunning) return false;
-  return !session.JobInvalidReason(job).has_value();
+  return session.JobValid(job);
 }
 
 // Sorts `jobs` in job order (Session::JobOrderLess, a total order). With the sessions' memory,

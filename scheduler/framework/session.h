@@ -278,6 +278,7 @@ class Session {
     PerVersion starving_in_order;     // StarvingJobs, by state_version()
     std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
     std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
+    std::vector<std::pair<uint64_t, bool>> valid;  // JobValid per job: (job_tasks_version(), valid)
     // ScalableJobs, by state_version() and job_changes() (a scale time is not undone with the
     // tasks a statement discards).
     uint64_t scalable_version = UINT64_MAX;
@@ -357,6 +358,9 @@ class Session {
   FitResult ElasticPredicate(const TaskInfo& task, const NodeInfo& node) const;
   double NodeScore(const TaskInfo& task, const NodeInfo& node) const;
   std::optional<WaitReason> JobInvalidReason(const JobInfo& job) const;
+  // Whether no valid hook refuses the job, remembered by job_tasks_version(): the hooks judge a
+  // job by its own tasks (gang: how many can run), which is what the version names.
+  bool JobValid(const JobInfo& job) const;
   bool JobReady(const JobInfo& job) const;
   bool JobPipelined(const JobInfo& job) const;
   bool JobStarving(const JobInfo& job) const;

@@ -184,6 +184,17 @@ double Session::NodeScore(const TaskInfo& task, const NodeInfo& node) const {
 
 std::optional<WaitReason> Session::JobInvalidReason(const JobInfo& job) const { return FirstAnswer(job_valid_, job); }
 
+bool Session::JobValid(const JobInfo& job) const {
+  std::vector<std::pair<uint64_t, bool>>& valid = memos_.valid;
+  if (valid.size() != cluster_.jobs.size()) valid.assign(cluster_.jobs.size(), {UINT64_MAX, false});
+  auto& [version, answer] = valid[job.id];
+  if (version != job_tasks_version_[job.id]) {
+    version = job_tasks_version_[job.id];
+    answer = !JobInvalidReason(job).has_value();
+  }
+  return answer;
+}
+
 bool Session::JobReady(const JobInfo& job) const {
   for (const auto& hook : job_ready_) {
     if (!hook.fn(job)) return false;
