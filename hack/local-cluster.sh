@@ -66,12 +66,16 @@ stop_all() {
   done
 }
 
-# A port on 127.0.0.1 that nothing listens on and that we have not taken yet.
+# A port on 127.0.0.1 that nothing listens on and that we have not taken yet, below the
+# kernel's ephemeral range: a port in it may be held by an outgoing connection, which the
+# connect test below does not see but a listener's bind refuses.
 TAKEN=" "
+EPHEMERAL_LOW="$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)"
+[ "${EPHEMERAL_LOW:-0}" -gt 12000 ] 2>/dev/null || EPHEMERAL_LOW=32768
 free_port() {
   local p i
   for i in $(seq 1 200); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((10000 + RANDOM % (EPHEMERAL_LOW - 10000)))
     case "$TAKEN" in *" $p "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       TAKEN="$TAKEN$p "
