@@ -333,14 +333,11 @@ class ElasticPlugin : public Plugin {
     const Resources& idle = ClusterIdle();
     const Resources& queue_committed = totals.committed[job.queue];
     const Resources& min = job.min_resources;
+    // Its min must fit what is free once workers are taken back, and its queue's capability.
     for (size_t i = 0; i < min.size(); ++i) {
       const auto id = static_cast<ResourceId>(i);
       const int64_t amount = min.Get(id);
       if (amount > 0 && amount > idle.Get(id) + totals.free.Get(id) - own_free.Get(id)) return kAbstain;
-    }
-    for (size_t i = 0; i < min.size(); ++i) {
-      const auto id = static_cast<ResourceId>(i);
-      const int64_t amount = min.Get(id);
       if (amount == 0 || id == kPods) continue;
       if (queue_committed.Get(id) - own_committed.Get(id) + amount > RealCapability(queue, id)) return kAbstain;
     }
