@@ -101,6 +101,10 @@ struct JobInfo {
   // Goodput (spec 3.2): the PodGroup carries a valid lahar.sh/throughput annotation, even empty,
   // and the points it reports (below), sorted by size.
   bool measured = false;
+  // Jobs with equal min_resources (below) share a number, given by the cache once per job change,
+  // so that enqueue tells alike jobs apart by numbers. kNoShape: not numbered (a snapshot made
+  // by hand); compare the fields.
+  int32_t min_resources_number = kNoShape;
   int64_t creation_order = 0;  // a strictly increasing arrival counter: ties in creation time
   // Elastic bookkeeping, kept by the cache across sessions.
   Millis last_scale_time = kNeverMillis;

@@ -97,7 +97,7 @@ struct Pod {
   int64_t start_time_ms = -1;
 };
 
-enum class PodGroupPhase { kPending, kInqueue, kRunning, kUnknown, kCompleted };
+enum class PodGroupPhase : uint8_t { kPending, kInqueue, kRunning, kUnknown, kCompleted };
 
 // PodGroup spec.networkTopology (spec 3.3): how close together the job's pods must run.
 struct NetworkTopology {

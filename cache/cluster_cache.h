@@ -190,6 +190,8 @@ class ClusterCache {
   using ShapeKey = std::tuple<int32_t, std::vector<std::pair<ResourceId, int64_t>>,
                               std::vector<std::pair<ResourceId, int64_t>>>;
   std::map<ShapeKey, int32_t> shapes_;  // TaskInfo::shape by class, requests and limits
+  // JobInfo::min_resources_number by min_resources (built while a snapshot is laid out).
+  mutable std::map<std::vector<std::pair<ResourceId, int64_t>>, int32_t> min_resources_numbers_;
   std::map<std::string, Millis, std::less<>> last_scale_;  // survives PodGroup updates
   std::map<std::string, Millis, std::less<>> eviction_refused_until_;  // pod key -> until
   // Our pods by job key, then by pod key (both sorted): a snapshot walks jobs without lookups.
@@ -204,6 +206,10 @@ class ClusterCache {
     JobBlock* block = nullptr;
     uint64_t build = 0;
     int32_t task_count = 0;
+    // Where the last snapshot laid out its build laid_build (builds only move forward, so a build
+    // other than that one no snapshot holds).
+    uint64_t laid_build = 0;
+    int32_t laid_at = -1;
     bool holds_nodes = false;       // some task names a node: its node's usage is summed anew each time
     bool reported_changed = false;  // NoteWaitReported changed the block since the last snapshot
   };

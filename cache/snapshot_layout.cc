@@ -26,12 +26,14 @@ TaskStatus StatusOf(const Pod& pod, bool releasing) {
 
 // Moves the jobs of `snap` (a spent snapshot) that the next layout keeps, and their tasks, to
 // their places in it: job i of the layout is build builds[i] with task_counts[i] tasks, laid in
-// order. Afterwards snap.job_builds[i] == builds[i] exactly when the
+// order; laid_at[i] is where the last layout put that build, -1 when it did not lay it out (then
+// no snapshot holds it). Afterwards snap.job_builds[i] == builds[i] exactly when the
 // job there, with its tasks at their new offset, is that build; jobs and tasks are sized for the
 // layout. Both layouts are in key order, so a kept job's source never lies under the place of a
 // kept job moved before it: those moving towards the front go first to last, the others last to
 // first.
-void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts, ClusterSnapshot& snap) {
+void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts,
+                  const std::vector<int32_t>& laid_at, ClusterSnapshot& snap) {
   const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
   snap.job_builds.resize(spent);
   snap.job_as_laid_out.resize(spent, false);  // unknown: as changed
@@ -46,6 +48,12 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   for (size_t i = 0; i < builds.size(); offset += static_cast<size_t>(task_counts[i]), ++i) {
     const auto tasks = static_cast<size_t>(task_counts[i]);
     if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || static_cast<size_t>(spent_offset[i]) == offset)) continue;
+    if (laid_at[i] < 0) continue;  // a build no snapshot holds
+    // The spent snapshot is most often the last one laid out: the build is where that put it.
+    if (const auto at = static_cast<size_t>(laid_at[i]); at < spent && snap.job_builds[at] == builds[i]) {
+      moved.push_back({at, i, static_cast<size_t>(spent_offset[at]), offset, tasks});
+      continue;
+    }
     if (spent_slot.empty()) {
       spent_slot.reserve(spent);
       for (size_t j = 0; j < spent; ++j) spent_slot.emplace(snap.job_builds[j], j);
@@ -239,19 +247,24 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   // jobs and tasks are sized once (regrowing the vectors moved them all again).
   std::vector<uint64_t> builds;
   std::vector<int32_t> task_counts;
+  std::vector<int32_t> laid_at;
   builds.reserve(existing_blocks_.size());
   task_counts.reserve(existing_blocks_.size());
+  laid_at.reserve(existing_blocks_.size());
   for (const LaidBlock& entry : existing_blocks_) {
     builds.push_back(entry.build);
     task_counts.push_back(entry.task_count);
+    laid_at.push_back(entry.laid_build == entry.build ? entry.laid_at : -1);
   }
-  MoveKeptJobs(builds, task_counts, snap);
+  MoveKeptJobs(builds, task_counts, laid_at, snap);
   // The jobs that may hold nodes (first task, count), in job order: the others hold none.
   std::vector<std::pair<size_t, size_t>> holding;
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (LaidBlock& entry : existing_blocks_) {
     const JobId job_id = next_job++;
+    entry.laid_build = entry.build;
+    entry.laid_at = job_id;
     const auto offset = static_cast<TaskId>(tasks_laid);
     // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
     const bool tasks_in_place = snap.job_builds[job_id] == entry.build;
@@ -411,6 +424,10 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
     job.creation_timestamp = pod.meta.creation_timestamp;
     job.creation_order = -1;
   }
+  job.min_resources_number =
+      min_resources_numbers_
+          .try_emplace(job.min_resources.NonZero(), static_cast<int32_t>(min_resources_numbers_.size()))
+          .first->second;
   auto scaled = last_scale_.find(job.key());
   if (scaled != last_scale_.end()) job.last_scale_time = scaled->second;
   job.version = version.Add(job.last_scale_time).value();

@@ -51,7 +51,7 @@ class BackfillAction : public Action {
     if (jobs.empty()) return;  // (the blockers are then not ranked at all)
     std::optional<JobId> first_blocker;
     if (!blockers.empty()) first_blocker = *std::min_element(blockers.begin(), blockers.end(), before);
-    std::sort(jobs.begin(), jobs.end(), before);
+    SortInJobOrder(session, "backfill", jobs);  // as the last session ranked them, while that holds
 
     bool gang_waiting = false;  // a job earlier in job order still lacks its min
     for (JobId j : jobs) {

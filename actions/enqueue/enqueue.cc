@@ -95,22 +95,31 @@ class AlikeRefusals {
     QueueId queue;
     int32_t priority;
     PodGroupPhase phase;
+    // JobInfo::min_resources_number of a job that holds nothing, whose request is its min: the
+    // number stands for both. kNoShape: the two below are compared.
+    int32_t min_number;
     const Resources* min_resources;
     Resources need;
+
+    bool Numbered() const { return min_number != kNoShape; }
   };
 
   explicit AlikeRefusals(const Session& session)
       : session_(session), enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()) {}
 
   // The job's facts when every admission hook judges it by them alone, else nullopt.
-  std::optional<Facts> FactsOf(const JobInfo& job, const Resources& need) {
+  std::optional<Facts> FactsOf(const JobInfo& job) {
     if (!enabled_ || !session_.JudgedByAdmissionFacts(job)) return std::nullopt;
     // An admission changes the state: what was refused before it may pass after.
     if (version_ != session_.state_version()) {
       version_ = session_.state_version();
       refusals_.clear();
     }
-    return Facts{job.queue, job.priority, job.phase, &job.min_resources, need};
+    // Most waiting jobs: their request (AdmissionRequest) is their min, known by its number.
+    if (job.min_resources_number != kNoShape && job.allocated.IsZero() && !job.min_resources.IsZero()) {
+      return Facts{job.queue, job.priority, job.phase, job.min_resources_number, &job.min_resources, Resources()};
+    }
+    return Facts{job.queue, job.priority, job.phase, kNoShape, &job.min_resources, AdmissionRequest(session_, job)};
   }
   // The refusal of a job with these facts in the current state, or null.
   Session::SharedWaitReason* Find(const Facts& facts) {
@@ -125,19 +134,18 @@ class AlikeRefusals {
  private:
   struct FactsHash {
     size_t operator()(const Facts& f) const {
-      return static_cast<size_t>(StateHash()
-                                     .Add(f.queue)
-                                     .Add(f.priority)
-                                     .Add(static_cast<int32_t>(f.phase))
-                                     .Add(*f.min_resources)
-                                     .Add(f.need)
-                                     .value());
+      StateHash hash;
+      hash.Add(f.queue).Add(f.priority).Add(static_cast<int32_t>(f.phase)).Add(f.min_number);
+      if (!f.Numbered()) hash.Add(*f.min_resources).Add(f.need);
+      return static_cast<size_t>(hash.value());
     }
   };
   struct FactsEq {
     bool operator()(const Facts& a, const Facts& b) const {
-      return a.queue == b.queue && a.priority == b.priority && a.phase == b.phase &&
-             *a.min_resources == *b.min_resources && a.need == b.need;
+      if (a.queue != b.queue || a.priority != b.priority || a.phase != b.phase || a.min_number != b.min_number) {
+        return false;
+      }
+      return a.Numbered() || (*a.min_resources == *b.min_resources && a.need == b.need);
     }
   };
 
@@ -196,12 +204,12 @@ class EnqueueAction : public Action {
     // A job that can never start where it is (a hard network-topology job no domain holds) is
     // not admitted at all: admitted, it would hold its queue's capability for nothing.
     // The cluster's headroom and the hooks' answers change only with the session state.
-    const Resources need = AdmissionRequest(session, job);
-    std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job, need);
+    std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
     if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
       session.SetSharedWaitReason(job.id, *same);
       return;
     }
+    const Resources need = facts && !facts->Numbered() ? facts->need : AdmissionRequest(session, job);
     std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
     if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
     if (!refusal && !session.JobEnqueueable(job)) {

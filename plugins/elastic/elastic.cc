@@ -265,6 +265,18 @@ class ElasticPlugin : public Plugin {
     AddContribution(job, CountsAdmitted(job), free, committed);
   }
   void AddContribution(const JobInfo& job, bool admitted, Resources& free, Resources& committed) {
+    // Not admitted, it adds what it holds less its workers', and its workers' to `free`: nothing
+    // when it holds nothing (most of a backlog), whose workers are not even looked for.
+    if (job.allocated.IsZero()) {
+      if (!admitted) return;
+      // Admitted, it lacks all of its min and commits all of it (the general case below, with
+      // nothing placed).
+      Resources lacking = job.min_resources;
+      lacking.ClampNegativeToZero();
+      free -= lacking;
+      committed += lacking;
+      return;
+    }
     const Resources& elastic = ElasticRequest(job);
     free += elastic;
     Resources min_part = job.allocated - elastic;  // the placed part of its min

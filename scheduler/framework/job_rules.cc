@@ -1,6 +1,7 @@
 #include "scheduler/framework/job_rules.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 
 #include "absl/container/flat_hash_map.h"
@@ -267,27 +268,92 @@ namespace {
 // when it still holds for those of them it lists: those stay in it, the others are sorted and
 // merged in. False, and `jobs` as it was, when it no longer holds or a job has no creation order
 // of its own.
+// Finds a job by its creation order (a strictly increasing arrival counter): a table indexed by
+// the order when the orders are about as many as the jobs (waiting jobs arrived close together),
+// else a hash map.
+class ByCreationOrder {
+ public:
+  // False when two jobs share an order or one has none of its own.
+  bool Fill(const Session& session, const std::vector<JobId>& jobs) {
+    int64_t low = INT64_MAX;
+    int64_t high = INT64_MIN;
+    for (JobId j : jobs) {
+      const JobInfo& job = session.job(j);
+      if (!job.has_pod_group) return false;
+      low = std::min(low, job.creation_order);
+      high = std::max(high, job.creation_order);
+    }
+    dense_ = !jobs.empty() && high - low < 4 * static_cast<int64_t>(jobs.size()) + 64;
+    if (dense_) {
+      low_ = low;
+      table_.assign(static_cast<size_t>(high - low + 1), kNoId);
+    } else {
+      map_.reserve(jobs.size());
+    }
+    for (JobId j : jobs) {
+      const int64_t order = session.job(j).creation_order;
+      if (dense_) {
+        JobId& slot = table_[static_cast<size_t>(order - low_)];
+        if (slot != kNoId) return false;
+        slot = j;
+      } else if (!map_.emplace(order, j).second) {
+        return false;
+      }
+    }
+    left_ = jobs.size();
+    return true;
+  }
+  // The job of `order` not taken yet, taken; kNoId when there is none.
+  JobId Take(int64_t order) {
+    JobId found = kNoId;
+    if (dense_) {
+      if (order < low_ || order - low_ >= static_cast<int64_t>(table_.size())) return kNoId;
+      std::swap(found, table_[static_cast<size_t>(order - low_)]);
+    } else if (auto it = map_.find(order); it != map_.end()) {
+      found = it->second;
+      map_.erase(it);
+    }
+    if (found != kNoId) --left_;
+    return found;
+  }
+  // The jobs not taken, in no particular order.
+  std::vector<JobId> Left() const {
+    std::vector<JobId> left;
+    left.reserve(left_);
+    if (dense_) {
+      for (JobId j : table_) {
+        if (j != kNoId) left.push_back(j);
+      }
+    } else {
+      for (const auto& [order, j] : map_) left.push_back(j);
+    }
+    return left;
+  }
+
+ private:
+  bool dense_ = false;
+  int64_t low_ = 0;
+  std::vector<JobId> table_;
+  absl::flat_hash_map<int64_t, JobId> map_;
+  size_t left_ = 0;
+};
+
+// `jobs` in job order from the order `remembered` (creation orders) gave them in the last session,
+// when it still holds for those of them it lists: those stay in it, the others are sorted and
+// merged in. False, and `jobs` as it was, when it no longer holds or a job has no creation order
+// of its own.
 template <typename Less>
 bool MergeIntoRemembered(const Session& session, const std::vector<int64_t>& remembered, Less less,
                          std::vector<JobId>& jobs) {
-  absl::flat_hash_map<int64_t, JobId> by_creation;
-  by_creation.reserve(jobs.size());
-  for (JobId j : jobs) {
-    const JobInfo& job = session.job(j);
-    if (!job.has_pod_group || !by_creation.emplace(job.creation_order, j).second) return false;
-  }
+  ByCreationOrder by_creation;
+  if (!by_creation.Fill(session, jobs)) return false;
   std::vector<JobId> kept;  // the jobs the last session listed too, in its order
   kept.reserve(jobs.size());
   for (int64_t order : remembered) {
-    auto it = by_creation.find(order);
-    if (it == by_creation.end()) continue;
-    kept.push_back(it->second);
-    by_creation.erase(it);
+    if (const JobId j = by_creation.Take(order); j != kNoId) kept.push_back(j);
   }
   if (!std::is_sorted(kept.begin(), kept.end(), less)) return false;
-  std::vector<JobId> fresh;
-  fresh.reserve(by_creation.size());
-  for (const auto& [order, j] : by_creation) fresh.push_back(j);
+  std::vector<JobId> fresh = by_creation.Left();
   std::sort(fresh.begin(), fresh.end(), less);
   jobs.clear();
   std::merge(kept.begin(), kept.end(), fresh.begin(), fresh.end(), std::back_inserter(jobs), less);

@@ -2,8 +2,11 @@
 // between questions (Session::Memos) follow every task change, a discarded statement included.
 #include "scheduler/framework/job_rules.h"
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
+#include "api/strings.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
@@ -217,6 +220,52 @@ TEST_CASE("a list sorted in job order reuses the last session's order only while
       cluster({{"a", "high"}, {"b", "mid"}, {"c", "low"}, {"d", "mid"}, {"e", "high"}}), kByPriority);
   CHECK(SortedKeys(third, memo, {"default/a", "default/c", "default/d", "default/e"}) ==
         std::vector<std::string>{"default/a", "default/e", "default/d", "default/c"});
+}
+
+TEST_CASE("a remembered order finds its jobs by creation order whether they arrived close together or far apart") {
+  constexpr std::string_view kByPriority = "actions: enqueue\ntiers:\n- plugins:\n  - name: priority\n";
+  // 120 jobs in arrival order; every third is of high priority, and `raised` of low ones too.
+  auto cluster = [](std::initializer_list<int> raised) {
+    ClusterBuilder b;
+    b.Node("n1", "cpu=8").PriorityClass("low", 1).PriorityClass("high", 9);
+    for (int i = 0; i < 120; ++i) {
+      const bool high = i % 3 == 0 || std::find(raised.begin(), raised.end(), i) != raised.end();
+      b.Job(StrCat("j", 1000 + i), {.tasks = {{"w", 1, "cpu=1"}}, .priority_class = high ? "high" : "low"});
+    }
+    return b;
+  };
+  auto keys = [](std::initializer_list<int> jobs) {
+    std::vector<std::string> out;
+    for (int i : jobs) out.push_back(StrCat("default/j", 1000 + i));
+    return out;
+  };
+  // A few jobs spread over all 120 arrivals (looked up by hash), then most of them (by table).
+  for (const auto& listed : {keys({1, 40, 81, 119}), keys({1, 40, 81, 90, 119})}) {
+    WaitMemo memo;
+    testing::SessionFixture first(cluster({}), kByPriority);
+    const std::vector<std::string> order = SortedKeys(first, memo, listed);
+    CHECK(order.front() == "default/j1081");  // 81 is a multiple of 3: high
+    // One job raised: the remembered order no longer holds.
+    testing::SessionFixture second(cluster({119}), kByPriority);
+    CHECK(SortedKeys(second, memo, listed).front() == "default/j1081");
+    // Unchanged: the remembered order, with a job new to the list merged in.
+    std::vector<std::string> more = listed;
+    more.push_back("default/j1060");
+    testing::SessionFixture third(cluster({119}), kByPriority);
+    const std::vector<std::string> merged = SortedKeys(third, memo, more);
+    CHECK(merged.size() == more.size());
+  }
+  std::vector<std::string> dense;
+  for (int i = 0; i < 120; i += 2) dense.push_back(StrCat("default/j", 1000 + i));
+  WaitMemo memo;
+  testing::SessionFixture first(cluster({}), kByPriority);
+  SortedKeys(first, memo, dense);
+  testing::SessionFixture second(cluster({2, 4}), kByPriority);
+  const std::vector<std::string> raised = SortedKeys(second, memo, dense);
+  CHECK(raised[0] == "default/j1000");
+  CHECK(raised[1] == "default/j1002");  // raised: among the high ones, in arrival order
+  testing::SessionFixture third(cluster({2, 4}), kByPriority);
+  CHECK(SortedKeys(third, memo, dense) == raised);
 }
 
 }  // namespace
