@@ -358,7 +358,7 @@ class Allocator {
         // A queue's deserved share is at most the cluster, so a full cluster trips the queue
         // check first. Name the queue only when some node could have taken the task.
         if (!why) {
-          if (FindNode(task, stmt->empty(), pipeline, failure) != kNoId) {
+          if (SomeNodeTakes(task, stmt->empty(), failure)) {
             queue_refused = true;
           } else {
             note(task, *failure);
@@ -460,6 +460,38 @@ class Allocator {
     return kNoId;
   }
 
+  // Whether FindNode would find `task` a node, else false with `failure` as FindNode sets it.
+  // Only asked to name the limit a queue refused the task by, so it leaves the session's node
+  // search as it was (where the next search starts, what it has cached): explaining one job
+  // changes nowhere another is placed. A shape that found a node finds one again while the
+  // session's state is the same: a backlog of jobs the queue refuses costs one search per shape.
+  bool SomeNodeTakes(const TaskInfo& task, bool job_placed_nothing, Failure*& failure) {
+    const Shape shape = ShapeOf(task);
+    const bool numbered = task.shape != kNoShape;
+    if (numbered) {
+      auto it = taken_in_state_.find(shape);
+      if (it != taken_in_state_.end() && it->second == session_.state_version()) return true;
+    }
+    for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
+      if (memo->empty()) continue;
+      auto it = memo->find(shape);
+      if (it != memo->end()) {
+        failure = &it->second;
+        return false;
+      }
+    }
+    Session::NodeSearch probe;
+    if (session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, nullptr, &probe) != kNoId ||
+        (any_releasing_ &&
+         session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, nullptr, &probe) != kNoId)) {
+      if (numbered) taken_in_state_[shape] = session_.state_version();
+      return true;
+    }
+    auto& memo = job_placed_nothing ? unplaceable_ : job_unplaceable_;
+    failure = &memo.try_emplace(shape).first->second;
+    return false;
+  }
+
   // The job's placements stay for the rest of the action: so do the failures seen among them.
   void KeepJobFailures() {
     for (auto& [shape, summary] : job_unplaceable_) unplaceable_.try_emplace(shape, std::move(summary));
@@ -483,6 +515,8 @@ class Allocator {
   using ShapeMemo = absl::flat_hash_map<Shape, Failure, ShapeHash, ShapeEq>;
   ShapeMemo unplaceable_;
   ShapeMemo job_unplaceable_;
+  // Numbered shapes SomeNodeTakes found a node for, with the session state it found it in.
+  absl::flat_hash_map<Shape, uint64_t, ShapeHash, ShapeEq> taken_in_state_;
   std::vector<DoomedJob> doomed_;  // set aside (SetAsideDoomedJobs)
   std::vector<std::unique_ptr<Statement>> held_;
 };

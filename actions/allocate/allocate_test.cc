@@ -144,6 +144,26 @@ TEST_CASE("allocate: a gang that would cross its queue's capability waits, and s
         "queue capped: capability cpu 3, allocated 0, needs 4");
 }
 
+TEST_CASE("allocate: naming the queue that refused a job moves no other job's placement") {
+  // 200 nodes: a search samples 100 of them, from where the last search stopped. Telling that
+  // some node could have taken the refused pod must not be such a search.
+  auto build = [](bool with_refused) {
+    ClusterBuilder b;
+    for (int i = 0; i < 200; ++i) b.Node(StrCat("node-", 100 + i), "cpu=8");
+    b.Queue("capped", 1, "cpu=1").Queue("open", 1);
+    if (with_refused) b.Job("a", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}});
+    b.Job("b", {.queue = "open", .tasks = {{"w", 1, "cpu=3"}}});
+    return b;
+  };
+  SessionOutcome alone = RunSession(build(false), kConfig);
+  SessionOutcome after_refusal = RunSession(build(true), kConfig);
+  REQUIRE(alone.binds.count("default/b-w-0") == 1);
+  CHECK(after_refusal.binds == alone.binds);
+  REQUIRE(after_refusal.job_updates.count("default/a") == 1);
+  CHECK(after_refusal.job_updates.at("default/a").message() ==
+        "queue capped: capability cpu 1, allocated 0, needs 2");
+}
+
 TEST_CASE("allocate: node selectors and taints are respected") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4", {{"zone", "a"}});
