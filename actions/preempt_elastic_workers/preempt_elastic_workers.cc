@@ -19,7 +19,8 @@ void ShedUnpaidWorkers(Session& session) {
     int32_t shed = session.ElasticWorkersToShed(job);  // 0 for most jobs, and cheap to ask
     if (shed <= 0 || !job.preemptable || !ElasticEligible(session, job) || !session.Scalable(job)) continue;
     Statement statement(session);
-    for (TaskId worker : ElasticWorkers(session, job)) {
+    const std::vector<TaskId> workers = ElasticWorkers(session, job);  // a copy: evictions change the memo's job
+    for (TaskId worker : workers) {
       if (shed == 0) break;
       if (!session.task(worker).preemptable) continue;
       statement.Evict(worker, kLowGainEvictionReason);

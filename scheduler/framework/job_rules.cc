@@ -180,7 +180,7 @@ std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo&
   return key.value();
 }
 
-std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job) {
+const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job) {
   Session::Memos::PerVersion& memo = session.memos().elastic_workers[job.id];
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo.ids;

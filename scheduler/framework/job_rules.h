@@ -143,8 +143,9 @@ inline bool EveryRoleReachesMin(const JobInfo& job, const PerRole& count) {
 
 // The job's elastic workers in eviction order (highest index first); see the definitions above.
 // Kept per session while the job's tasks keep their states: every victim order asks for them;
-// and from one session to the next (WaitMemo::JobWorkers) while the job is as laid out.
-std::vector<TaskId> ElasticWorkers(const Session& session, const JobInfo& job);
+// and from one session to the next (WaitMemo::JobWorkers) while the job is as laid out. The
+// answer is the session's memo: valid until the job's tasks next change (copy it to keep it).
+const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job);
 // The key WaitMemo carries the job's elastic workers under, while no task of it moved in the
 // session; nullopt otherwise, or for a job no cache made (no version).
 std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo& job);
