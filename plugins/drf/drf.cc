@@ -22,15 +22,16 @@ class DrfPlugin : public Plugin {
     const auto& jobs = session.cluster().jobs;
     allocated_.assign(jobs.size(), Resources());
     share_.assign(jobs.size(), 0.0);
+    share_stale_.assign(jobs.size(), false);
     for (JobId id : session.LiveJobs()) {  // the others hold nothing: a share of 0
       const JobInfo& job = jobs[id];
       allocated_[job.id] = job.allocated;
-      share_[job.id] = DominantShare(job.allocated, total_);
+      share_stale_[job.id] = true;
     }
 
     session.AddJobOrderFn([this](const JobInfo& l, const JobInfo& r) {
-      const double ls = share_[l.id];
-      const double rs = share_[r.id];
+      const double ls = ShareOf(l.id);
+      const double rs = ShareOf(r.id);
       if (ls == rs) return 0;
       return ls < rs ? -1 : 1;
     });
@@ -67,12 +68,21 @@ class DrfPlugin : public Plugin {
     } else {
       allocated_[job] -= request;
     }
-    share_[job] = DominantShare(allocated_[job], total_);
+    share_stale_[job] = true;  // made again when jobs are next compared: tasks move far more often
+  }
+
+  double ShareOf(JobId job) {
+    if (share_stale_[job]) {
+      share_[job] = DominantShare(allocated_[job], total_);
+      share_stale_[job] = false;
+    }
+    return share_[job];
   }
 
   Resources total_;
   std::vector<Resources> allocated_;  // per job: placed and pipelined requests
-  std::vector<double> share_;         // per job
+  std::vector<double> share_;         // per job: DominantShare of allocated_, unless stale
+  std::vector<bool> share_stale_;
 };
 
 }  // namespace

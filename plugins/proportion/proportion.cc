@@ -157,8 +157,18 @@ class QueueSharePlugin : public Plugin {
     Resources inqueue;          // promised to admitted jobs beyond what they hold
     Resources deserved;
     Resources real_capability;  // min(capability, total - other queues' guarantees)
-    double share = 0;
+    double share = 0;           // QueueShare(allocated, deserved), unless stale
+    bool share_stale = false;
   };
+
+  double ShareOf(QueueId id) const {
+    QueueState& q = queues_[id];
+    if (q.share_stale) {
+      q.share = QueueShare(q.allocated, q.deserved);
+      q.share_stale = false;
+    }
+    return q.share;
+  }
 
   static bool Admitted(PodGroupPhase phase) {
     return phase == PodGroupPhase::kInqueue || phase == PodGroupPhase::kRunning;
@@ -172,8 +182,8 @@ class QueueSharePlugin : public Plugin {
     size_t i = 0;
     while (i < lp.size() && i < rp.size() && lp[i] == rp[i]) ++i;
     if (i < lp.size() && i < rp.size()) {
-      const double ls = queues_[lp[i]].share;
-      const double rs = queues_[rp[i]].share;
+      const double ls = ShareOf(lp[i]);
+      const double rs = ShareOf(rp[i]);
       if (ls != rs) return ls < rs ? -1 : 1;
       const int32_t lpri = session_->queue(lp[i]).priority;
       const int32_t rpri = session_->queue(rp[i]).priority;
@@ -213,7 +223,7 @@ class QueueSharePlugin : public Plugin {
       } else {
         q.allocated -= task.request;
       }
-      q.share = QueueShare(q.allocated, q.deserved);
+      q.share_stale = true;  // made again when queues are next compared: tasks move far more often
     }
     if (sign > 0) {
       held_[job.id] += task.request;
@@ -379,7 +389,7 @@ class QueueSharePlugin : public Plugin {
 
   const DeservedMode mode_;
   const Session* session_ = nullptr;
-  std::vector<QueueState> queues_;
+  mutable std::vector<QueueState> queues_;  // mutable: shares are made again when read (ShareOf)
   std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
   std::vector<Resources> held_;      // per job: placed and pipelined requests
   std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
