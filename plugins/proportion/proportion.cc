@@ -62,6 +62,8 @@ class QueueSharePlugin : public Plugin {
     held_.assign(cluster.jobs.size(), Resources());
     promised_.assign(cluster.jobs.size(), Resources());
     counted_.assign(cluster.jobs.size(), false);
+    promise_stale_.assign(cluster.jobs.size(), false);
+    stale_promises_.clear();
     voted_.assign(cluster.jobs.size(), false);
     voted_pending_.clear();
     synced_job_changes_ = session.job_changes();
@@ -230,7 +232,19 @@ class QueueSharePlugin : public Plugin {
     } else {
       held_[job.id] -= task.request;
     }
-    if (counted_[job.id]) Recount(job.id);
+    // Its promise is counted again when next read (AdmitExcess): tasks move far more often.
+    if (counted_[job.id] && !promise_stale_[job.id]) {
+      promise_stale_[job.id] = true;
+      stale_promises_.push_back(job.id);
+    }
+  }
+
+  void SettlePromises() {
+    for (JobId job : stale_promises_) {
+      promise_stale_[job] = false;
+      Recount(job);
+    }
+    stale_promises_.clear();
   }
 
   // A limit the queue `queue` (or an ancestor) would pass: `limit` of `resource`, `used` of it
@@ -370,8 +384,9 @@ class QueueSharePlugin : public Plugin {
   // The job's minResources on top of what its queue holds and has promised (less what preempt
   // could take from lower priorities) stays within the queue's real capability; else the first
   // resource that would pass it.
-  std::optional<Excess> AdmitExcess(const JobInfo& job) const {
+  std::optional<Excess> AdmitExcess(const JobInfo& job) {
     if (job.min_resources.IsZero()) return std::nullopt;
+    SettlePromises();
     const QueueState& q = queues_[job.queue];
     // A job already counted must not count twice.
     Resources held = q.allocated + q.inqueue - promised_[job.id];
@@ -394,6 +409,8 @@ class QueueSharePlugin : public Plugin {
   std::vector<Resources> held_;      // per job: placed and pipelined requests
   std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
   std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
+  std::vector<bool> promise_stale_;  // per job: counted, and its tasks moved since
+  std::vector<JobId> stale_promises_;
   std::vector<bool> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
   uint64_t synced_job_changes_ = 0;

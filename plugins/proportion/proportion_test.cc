@@ -224,6 +224,24 @@ TEST_CASE("a job the enqueue action admitted after its vote counts for the next 
   CHECK(s->JobEnqueueable(s.job("default/one")));           // 1 + 2 + 2 <= 6
 }
 
+TEST_CASE("an admitted job's promise follows its pods as they are placed and undone") {
+  ClusterBuilder b = CappedTeam("nvidia.com/gpu=5");
+  b.Job("admitted", {.queue = "team", .min = 2, .tasks = {{"worker", 2, "nvidia.com/gpu=1"}}});  // Inqueue
+  b.Job("one", {.queue = "team", .min = 1, .tasks = {{"worker", 1, "nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kPending});
+  TestSession s(b);
+  const JobInfo& one = s.job("default/one");
+  CHECK(s->JobEnqueueable(one));  // 1 + 2 held + 2 promised <= 5
+  const TaskId first = s.task("default/admitted-worker-0").id;
+  s->SetTaskStatus(first, TaskStatus::kAllocated, 0);
+  CHECK(s->JobEnqueueable(one));  // 1 + 3 held + 1 promised: the placed pod is not counted twice
+  s->SetTaskStatus(s.task("default/admitted-worker-1").id, TaskStatus::kAllocated, 0);
+  CHECK(s->JobEnqueueable(one));                         // 1 + 4 + 0
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/two")));  // 2 + 4 > 5
+  s->SetTaskStatus(first, TaskStatus::kPending, kNoId);
+  CHECK(s->JobEnqueueable(one));  // 1 + 3 + 1
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/two")));  // 2 + 3 + 1 > 5
+}
+
 TEST_CASE("other queues' guarantees are kept out of a queue's reach at enqueue") {
   ClusterBuilder b;
   b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
