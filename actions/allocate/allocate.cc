@@ -431,7 +431,9 @@ class Allocator {
   // see the class comment), else for the rest of this job only, and for the rest of the action
   // if the job's placements then stay. A predicate that is not monotone in node usage
   // (inter-pod affinity) would need this memo dropped.
-  NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, Failure*& failure) {
+  // `search`: the node search to go on with, null for the session's.
+  NodeId FindNode(const TaskInfo& task, bool job_placed_nothing, bool& pipeline, Failure*& failure,
+                  Session::NodeSearch* search = nullptr) {
     const Shape shape = ShapeOf(task);
     for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
       if (memo->empty()) continue;
@@ -441,14 +443,14 @@ class Allocator {
         return kNoId;
       }
     }
-    NodeId node = session_.FindBestNode(task, Placement::kIdle);
+    NodeId node = session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, nullptr, search);
     if (node != kNoId) {
       pipeline = false;
       return node;
     }
     // Without releasing pods the future idle resources are no larger than the idle ones.
     if (any_releasing_) {
-      node = session_.FindBestNode(task, Placement::kFutureIdle);
+      node = session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, nullptr, search);
       if (node != kNoId) {
         pipeline = true;
         return node;
@@ -472,24 +474,11 @@ class Allocator {
       auto it = taken_in_state_.find(shape);
       if (it != taken_in_state_.end() && it->second == session_.state_version()) return true;
     }
-    for (auto* memo : {&unplaceable_, &job_unplaceable_}) {
-      if (memo->empty()) continue;
-      auto it = memo->find(shape);
-      if (it != memo->end()) {
-        failure = &it->second;
-        return false;
-      }
-    }
     Session::NodeSearch probe;
-    if (session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, nullptr, &probe) != kNoId ||
-        (any_releasing_ &&
-         session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, nullptr, &probe) != kNoId)) {
-      if (numbered) taken_in_state_[shape] = session_.state_version();
-      return true;
-    }
-    auto& memo = job_placed_nothing ? unplaceable_ : job_unplaceable_;
-    failure = &memo.try_emplace(shape).first->second;
-    return false;
+    bool pipeline = false;
+    if (FindNode(task, job_placed_nothing, pipeline, failure, &probe) == kNoId) return false;
+    if (numbered) taken_in_state_[shape] = session_.state_version();
+    return true;
   }
 
   // The job's placements stay for the rest of the action: so do the failures seen among them.

@@ -22,11 +22,10 @@ class DrfPlugin : public Plugin {
     const auto& jobs = session.cluster().jobs;
     allocated_.assign(jobs.size(), Resources());
     share_.assign(jobs.size(), 0.0);
-    share_stale_.assign(jobs.size(), false);
     for (JobId id : session.LiveJobs()) {  // the others hold nothing: a share of 0
       const JobInfo& job = jobs[id];
       allocated_[job.id] = job.allocated;
-      share_stale_[job.id] = true;
+      share_[job.id] = kStale;
     }
 
     session.AddJobOrderFn([this](const JobInfo& l, const JobInfo& r) {
@@ -68,21 +67,21 @@ class DrfPlugin : public Plugin {
     } else {
       allocated_[job] -= request;
     }
-    share_stale_[job] = true;  // made again when jobs are next compared: tasks move far more often
+    share_[job] = kStale;  // made again when jobs are next compared: tasks move far more often
   }
 
+  // Compared in every sort of jobs: one load and a test when it is current.
   double ShareOf(JobId job) {
-    if (share_stale_[job]) {
-      share_[job] = DominantShare(allocated_[job], total_);
-      share_stale_[job] = false;
-    }
-    return share_[job];
+    double& share = share_[job];
+    if (share < 0) share = DominantShare(allocated_[job], total_);
+    return share;
   }
+
+  static constexpr double kStale = -1;  // a share is never negative
 
   Resources total_;
   std::vector<Resources> allocated_;  // per job: placed and pipelined requests
-  std::vector<double> share_;         // per job: DominantShare of allocated_, unless stale
-  std::vector<bool> share_stale_;
+  std::vector<double> share_;         // per job: DominantShare of allocated_, or kStale
 };
 
 }  // namespace
