@@ -159,16 +159,13 @@ class QueueSharePlugin : public Plugin {
     Resources inqueue;          // promised to admitted jobs beyond what they hold
     Resources deserved;
     Resources real_capability;  // min(capability, total - other queues' guarantees)
-    double share = 0;           // QueueShare(allocated, deserved), unless stale
-    bool share_stale = false;
+    double share = 0;           // QueueShare(allocated, deserved), or kStaleShare
   };
 
+  static constexpr double kStaleShare = -1;  // a share is never negative (as drf marks its own)
   double ShareOf(QueueId id) const {
     QueueState& q = queues_[id];
-    if (q.share_stale) {
-      q.share = QueueShare(q.allocated, q.deserved);
-      q.share_stale = false;
-    }
+    if (q.share < 0) q.share = QueueShare(q.allocated, q.deserved);
     return q.share;
   }
 
@@ -225,7 +222,7 @@ class QueueSharePlugin : public Plugin {
       } else {
         q.allocated -= task.request;
       }
-      q.share_stale = true;  // made again when queues are next compared: tasks move far more often
+      q.share = kStaleShare;  // made again when queues are next compared: tasks move far more often
     }
     if (sign > 0) {
       held_[job.id] += task.request;
