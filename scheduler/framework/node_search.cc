@@ -33,8 +33,9 @@ void FitErrors::Add(const FitResult& result) {
   ++counts_[FitMessage(result)];
 }
 
-void FitErrors::AddShortage(ResourceId resource, int64_t need) {
-  auto& [nodes, pod_need] = shortages_[resource];
+void FitErrors::AddTooLittle(ResourceId resource, int64_t need) {
+  if (resource >= too_little_.size()) too_little_.resize(resource + 1, {0, 0});
+  auto& [nodes, pod_need] = too_little_[resource];
   ++nodes;
   pod_need = need;
 }
@@ -42,17 +43,25 @@ void FitErrors::AddShortage(ResourceId resource, int64_t need) {
 std::optional<ResourceShortage> FitErrors::MostShort() const {
   std::optional<ResourceShortage> most;
   int32_t most_nodes = 0;
-  for (const auto& [resource, entry] : shortages_) {
-    if (entry.first > most_nodes) {
-      most_nodes = entry.first;
-      most = ResourceShortage{.resource = resource, .need = entry.second};
+  for (size_t r = 0; r < too_little_.size(); ++r) {
+    const auto& [nodes, need] = too_little_[r];
+    if (nodes > most_nodes) {
+      most_nodes = nodes;
+      most = ResourceShortage{.resource = static_cast<ResourceId>(r), .need = need};
     }
   }
   return most;
 }
 
 std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
-  std::vector<std::pair<std::string, int32_t>> sorted(counts_.begin(), counts_.end());
+  std::map<std::string, int> counts = counts_;
+  for (size_t r = 0; r < too_little_.size(); ++r) {
+    if (too_little_[r].first > 0) {
+      counts[FitMessage({FitCode::kInsufficientResource, ResourceName(static_cast<ResourceId>(r))})] +=
+          too_little_[r].first;
+    }
+  }
+  std::vector<std::pair<std::string, int32_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return sorted;
 }
@@ -76,7 +85,7 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
     int64_t free = allocatable[i] - used[i];
     const int64_t promised_beyond_releasing = pipelined[i] - releasing[i];
     if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
-    if (want.data[i] > free) return {FitCode::kInsufficientResource, {}};
+    if (want.data[i] > free) return {FitCode::kInsufficientResource, {}, static_cast<int32_t>(i)};
   }
   return {};
 }
@@ -121,19 +130,14 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearc
 std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
                                         FitErrors* errors) const {
   FitResult fit = ResourceFit(task, node, placement);
-  if (!fit.ok() && errors != nullptr) {
-    // A pod that waits for its gates would wait on an empty node too: that is the reason.
+  // A pod that waits for its gates would wait on an empty node too: that is the reason (only
+  // a gated pod is refused for them).
+  if (!fit.ok() && errors != nullptr && task.gated) {
     if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
   }
-  if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
-    // Name the first short resource only when explaining; the hot path skips the lookup.
-    Resources free = placement == Placement::kIdle ? node.Idle() : node.FutureIdle();
-    int short_id = task.request.FirstShortage(free);
-    static thread_local std::string name;
-    name = short_id >= 0 ? ResourceName(static_cast<ResourceId>(short_id)) : "resources";
-    fit.detail = name;
-    errors->Add(fit);
-    if (short_id >= 0) errors->AddShortage(static_cast<ResourceId>(short_id), task.request.Get(static_cast<ResourceId>(short_id)));
+  if (fit.code == FitCode::kInsufficientResource && errors != nullptr && fit.short_resource >= 0) {
+    const auto short_id = static_cast<ResourceId>(fit.short_resource);
+    errors->AddTooLittle(short_id, task.request.Get(short_id));
     return std::nullopt;
   }
   if (fit.ok()) fit = Predicate(task, node);

@@ -54,6 +54,8 @@ enum class FitCode : uint8_t {
 struct FitResult {
   FitCode code = FitCode::kFit;
   std::string_view detail;
+  // kInsufficientResource from Session::ResourceFit: the first resource the node lacks.
+  int32_t short_resource = -1;
   bool ok() const { return code == FitCode::kFit; }
 };
 
@@ -64,18 +66,20 @@ class FitErrors {
   void Add(const FitResult& result);
   // Node count per refusal, most common first (equal counts by text, so reasons are stable).
   std::vector<std::pair<std::string, int32_t>> Counts() const;
-  // A node had too little of `resource` for a pod asking `need` of it (Add counts the refusal).
-  void AddShortage(ResourceId resource, int64_t need);
+  // A node had too little of `resource` for a pod asking `need` of it: counted as the refusal
+  // "too little <resource>", made into text only by Counts (a full scan adds one per node).
+  void AddTooLittle(ResourceId resource, int64_t need);
   // The resource the most nodes had too little of (ties to the lower id), with the pod's need.
   std::optional<ResourceShortage> MostShort() const;
-  bool empty() const { return counts_.empty(); }
+  bool empty() const { return counts_.empty() && too_little_.empty(); }
   // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
   // Callers then explain the job with SchedulingGatesReason.
   bool gated() const { return gated_; }
 
  private:
-  std::map<std::string, int> counts_;
-  std::map<ResourceId, std::pair<int32_t, int64_t>> shortages_;  // nodes short of it, the pod's need
+  std::map<std::string, int> counts_;  // refusals other than AddTooLittle's, by text
+  // By resource id: the nodes with too little of it, and the pod's need.
+  std::vector<std::pair<int32_t, int64_t>> too_little_;
   bool gated_ = false;
 };
 

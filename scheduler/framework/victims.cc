@@ -154,10 +154,25 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
     return StateHash().Add(run_class).Add(*memos.fingerprint).value();
   }
   StateHash hash;
+  std::vector<WaitMemo::NodePart>& parts = session.wait_memo()->node_parts();
+  parts.resize(cluster.nodes.size());
   for (const NodeInfo& node : cluster.nodes) {
-    hash.Add(node.version).Add(node.schedulable).Add(node.max_pods).Add(node.allocatable).Add(node.used);
-    hash.Add(node.releasing).Add(node.pipelined).Add(node.used_limits);
-    hash.Add(node.pod_count).Add(node.releasing_pods).Add(node.pipelined_pods);
+    // A node no session changed since the cache counted what its pods hold, as its part was made
+    // before (the cache's versions say so; nothing is pipelined on it then).
+    const bool as_laid_out = node.held_version != 0 && session.node_version(node.id) == 0;
+    WaitMemo::NodePart& part = parts[node.id];
+    if (!as_laid_out || part.held_version != node.held_version || part.version != node.version) {
+      StateHash node_hash;
+      node_hash.Add(node.version).Add(node.schedulable).Add(node.max_pods).Add(node.allocatable).Add(node.used);
+      node_hash.Add(node.releasing).Add(node.pipelined).Add(node.used_limits);
+      node_hash.Add(node.pod_count).Add(node.releasing_pods).Add(node.pipelined_pods);
+      if (!as_laid_out) {
+        hash.Add(node_hash.value());
+        continue;
+      }
+      part = {node.version, node.held_version, node_hash.value()};
+    }
+    hash.Add(part.hash);
   }
   for (const QueueInfo& queue : cluster.queues) {
     hash.Add(queue.name).Add(queue.weight).Add(queue.capability).Add(queue.guarantee).Add(queue.open);

@@ -627,6 +627,25 @@ TEST_CASE("starving jobs tried by id first are served in job order once a plan f
   }
 }
 
+// A run remembered as fruitless is skipped only while the state it read holds: a node freed
+// between sessions, with no job changed (another scheduler's pod left it), is read afresh.
+TEST_CASE("a fruitless run is tried again once a node became freer, though no job changed") {
+  ClusterBuilder b;
+  b.Node("n", "cpu=8,memory=32Gi");
+  b.ForeignPod("other", "n", "cpu=6");
+  b.Job("s", {.min = 1, .tasks = {{"worker", 1, "cpu=4"}}, .phase = PodGroupPhase::kInqueue});
+  WaitMemo memo;
+  testing::SessionOutcome first = testing::RunSession(b, testing::kPreemptOnly, 10'000, &memo);
+  REQUIRE(memo.LastRunFruitless("preempt-elastic-workers"));
+  // Unchanged: the run is skipped.
+  testing::RunSession(b, testing::kPreemptOnly, 11'000, &memo);
+  CHECK(memo.skipped() == 1);
+  b.cache().DeletePod("kube-system", "other");
+  testing::RunSession(b, testing::kPreemptOnly, 12'000, &memo);
+  CHECK(memo.skipped() == 1);
+  CHECK_FALSE(memo.LastRunFruitless("preempt-elastic-workers"));  // s's plan fits on n now
+}
+
 // A job the handler leaves alone (no policy) fails for every starving job of its key and its
 // shapes until a plan commits: those are not asked again; another shape or another key is.
 TEST_CASE("a starving job left alone is not asked again for the jobs of its key and shapes") {

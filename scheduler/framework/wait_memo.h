@@ -82,6 +82,16 @@ class WaitMemo {
   // The entry of `key`, empty (not known) when neither this session nor the last made one; valid
   // until the next call.
   JobWorkers& JobWorkersOf(uint64_t key);
+  // A node's part of the evicting runs' fingerprint (PlanUnlessFruitless), made when no session
+  // had changed the node since it was laid out, by place: valid while the node object and the
+  // cache's count of what its pods hold are the same (NodeInfo::version, held_version), as
+  // each session lays most nodes out unchanged.
+  struct NodePart {
+    uint64_t version = 0;
+    uint64_t held_version = 0;  // 0: none made
+    uint64_t hash = 0;
+  };
+  std::vector<NodePart>& node_parts() { return node_parts_; }
   // Ends a session: entries neither it nor the one before asked for are dropped (their jobs
   // changed or went).
   void SessionEnded();
@@ -98,6 +108,7 @@ class WaitMemo {
   std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
+  std::vector<NodePart> node_parts_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
