@@ -59,7 +59,6 @@ class QueueSharePlugin : public Plugin {
     const Resources& total = cluster.total_allocatable;
 
     queues_.assign(queue_count, {});
-    held_.assign(cluster.jobs.size(), Resources());
     promised_.assign(cluster.jobs.size(), Resources());
     counted_.assign(cluster.jobs.size(), false);
     promise_stale_.assign(cluster.jobs.size(), false);
@@ -76,7 +75,6 @@ class QueueSharePlugin : public Plugin {
     }
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue == kNoId) continue;
-      held_[job.id] = job.allocated;
       const Resources demand = JobDemand(job);
       for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
         demands[q].request += demand;
@@ -193,7 +191,15 @@ class QueueSharePlugin : public Plugin {
 
   // What an admitted job is promised beyond what it holds.
   Resources Promise(JobId job) const {
-    Resources promise = session_->job(job).min_resources - held_[job];
+    const JobInfo& info = session_->job(job);
+    Resources promise = info.min_resources - info.allocated;
+    // Placed and pipelined tasks hold their requests; pipelined ones are few and session-made.
+    if (info.Count(TaskStatus::kPipelined) > 0) {
+      for (TaskId t : info.tasks) {
+        const TaskInfo& task = session_->task(t);
+        if (task.status == TaskStatus::kPipelined) promise -= task.request;
+      }
+    }
     promise.ClampNegativeToZero();
     return promise;
   }
@@ -223,11 +229,6 @@ class QueueSharePlugin : public Plugin {
         q.allocated -= task.request;
       }
       q.share = kStaleShare;  // made again when queues are next compared: tasks move far more often
-    }
-    if (sign > 0) {
-      held_[job.id] += task.request;
-    } else {
-      held_[job.id] -= task.request;
     }
     // Its promise is counted again when next read (AdmitExcess): tasks move far more often.
     if (counted_[job.id] && !promise_stale_[job.id]) {
@@ -403,7 +404,6 @@ class QueueSharePlugin : public Plugin {
   const Session* session_ = nullptr;
   mutable std::vector<QueueState> queues_;  // mutable: shares are made again when read (ShareOf)
   std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
-  std::vector<Resources> held_;      // per job: placed and pipelined requests
   std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
   std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
   std::vector<bool> promise_stale_;  // per job: counted, and its tasks moved since

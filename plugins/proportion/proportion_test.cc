@@ -240,6 +240,9 @@ TEST_CASE("an admitted job's promise follows its pods as they are placed and und
   s->SetTaskStatus(first, TaskStatus::kPending, kNoId);
   CHECK(s->JobEnqueueable(one));  // 1 + 3 + 1
   CHECK_FALSE(s->JobEnqueueable(s.job("default/two")));  // 2 + 3 + 1 > 5
+  s->SetTaskStatus(first, TaskStatus::kPipelined, 0);
+  CHECK(s->JobEnqueueable(one));  // 1 + 4 + 0: a pipelined pod holds its request, as a placed one does
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/two")));  // 2 + 4 > 5
 }
 
 TEST_CASE("other queues' guarantees are kept out of a queue's reach at enqueue") {

@@ -18,7 +18,13 @@ QueueTurns::QueueTurns(const Session& session, std::string_view action, std::vec
 }
 
 bool QueueTurns::NextQueue(QueueId& queue) {
+  if (first_ != kNoId) {
+    queue = first_;
+    first_ = kNoId;
+    return true;
+  }
   if (queues_.empty()) return false;
+  taken_in_state_ = session_.state_version();
   std::pop_heap(queues_.begin(), queues_.end(), [this](QueueId a, QueueId b) { return After(a, b); });
   queue = queues_.back();
   queues_.pop_back();
@@ -27,6 +33,10 @@ bool QueueTurns::NextQueue(QueueId& queue) {
 
 void QueueTurns::PutBack(QueueId queue) {
   if (Remaining(queue).empty()) return;
+  if (session_.state_version() == taken_in_state_) {
+    first_ = queue;
+    return;
+  }
   queues_.push_back(queue);
   std::push_heap(queues_.begin(), queues_.end(), [this](QueueId a, QueueId b) { return After(a, b); });
 }

@@ -20,7 +20,7 @@ class QueueTurns {
   QueueTurns(const Session& session, std::string_view action, std::vector<std::vector<JobId>> jobs_of);
 
   // Whether some queue has jobs left.
-  bool AnyLeft() const { return !queues_.empty(); }
+  bool AnyLeft() const { return first_ != kNoId || !queues_.empty(); }
   // The queue whose turn it is, taken out of the order; false when no queue has jobs left. Only
   // that queue's place in the order may change until it is put back.
   bool NextQueue(QueueId& queue);
@@ -40,6 +40,11 @@ class QueueTurns {
   std::vector<std::vector<JobId>> jobs_of_;
   std::vector<size_t> next_;     // per queue: its first job not taken
   std::vector<QueueId> queues_;  // a heap: std heaps keep the greatest on top, so "after" puts the first there
+  // A queue put back in the session state it was taken in (its job was refused, or its tries
+  // undone): it is still first in the queue order, which is total and reads that state only, so
+  // it is the next queue without a trip through the heap. kNoId: none.
+  QueueId first_ = kNoId;
+  uint64_t taken_in_state_ = 0;  // Session::state_version when the last queue was taken
 };
 
 }  // namespace lahar
