@@ -164,7 +164,7 @@ inline Resources ElasticWorkerRequests(const Session& session, const JobInfo& jo
 // The same over every job.
 inline Resources ElasticWorkerRequests(const Session& session) {
   Resources sum;
-  for (const JobInfo& job : session.cluster().jobs) sum += ElasticWorkerRequests(session, job);
+  for (JobId id : session.LiveJobs()) sum += ElasticWorkerRequests(session, session.job(id));  // the others hold nothing
   return sum;
 }
 
