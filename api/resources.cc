@@ -154,6 +154,11 @@ Resources Resources::Min(const Resources& other) const {
   return out;
 }
 
+void Resources::MinWith(const Resources& other) {
+  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
+  for (size_t i = 0; i < amounts_.size(); ++i) amounts_[i] = std::min(amounts_[i], other.Get(static_cast<ResourceId>(i)));
+}
+
 void Resources::ClampNegativeToZero() {
   int64_t* a = amounts_.data();
   for (size_t i = 0, n = amounts_.size(); i < n; ++i) a[i] = std::max<int64_t>(a[i], 0);

@@ -90,6 +90,8 @@ class Resources {
   // Element-wise max / min.
   Resources Max(const Resources& other) const;
   Resources Min(const Resources& other) const;
+  // *this = Min(other), without the copy.
+  void MinWith(const Resources& other);
   // Amounts below zero become zero.
   void ClampNegativeToZero();
   // Every amount zero, the size kept (so that adding to it again does not grow it).

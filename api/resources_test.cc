@@ -157,6 +157,17 @@ TEST_CASE("Max and Min are element-wise with missing entries as zero") {
   CHECK(Resources().Max(debt).IsZero());
   CHECK(Resources().Min(debt) == debt);
   CHECK(debt.Min(Resources()) == debt);
+
+  // MinWith is Min in place, either way round.
+  Resources in_place = a;
+  in_place.MinWith(b);
+  CHECK(in_place == min);
+  in_place = b;
+  in_place.MinWith(a);
+  CHECK(in_place == min);
+  in_place = Resources();
+  in_place.MinWith(debt);
+  CHECK(in_place == debt);
 }
 
 TEST_CASE("ClampNegativeToZero keeps positive amounts") {

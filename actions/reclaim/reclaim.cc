@@ -25,14 +25,18 @@ class QueueLedger {
     for (const JobInfo& job : session.cluster().jobs) {
       if (job.queue == kNoId) continue;
       jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
+      // Most of a backlog has nothing placed or pipelined: it holds nothing.
+      if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) == 0) continue;
       Resources holds = job.allocated;
-      // Most of a backlog has nothing placed or pipelined: its tasks are not looked at.
-      if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) > 0) {
-        std::optional<Resources>& smallest = smallest_pod_[job.queue];
-        for (TaskId t : job.tasks) {
-          const TaskInfo& task = session.task(t);
-          if (task.status == TaskStatus::kPipelined) holds += task.request;
-          if (IsPlaced(task.status)) smallest = smallest ? smallest->Min(task.request) : task.request;
+      std::optional<Resources>& smallest = smallest_pod_[job.queue];
+      for (TaskId t : job.tasks) {
+        const TaskInfo& task = session.task(t);
+        if (task.status == TaskStatus::kPipelined) holds += task.request;
+        if (!IsPlaced(task.status)) continue;
+        if (smallest) {
+          smallest->MinWith(task.request);
+        } else {
+          smallest = task.request;
         }
       }
       Add(job.queue, holds, +1);

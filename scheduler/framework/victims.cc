@@ -138,6 +138,11 @@ StarvingPass RelieveEach(Session& session, std::string_view action, const Starvi
 
 void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>& scalable, StateHash& hash) {
   hash.Add(job.version).Add(job.queue).Add(job.priority).Add(static_cast<int32_t>(job.phase)).Add(scalable[job.id]);
+  // Most of a backlog: every task pending, on no node, which their count says.
+  if (job.Count(TaskStatus::kPending) == static_cast<int32_t>(job.tasks.size())) {
+    hash.Add(uint64_t{0x9e4d}).Add(static_cast<int64_t>(job.tasks.size()));
+    return;
+  }
   for (TaskId t : job.tasks) {
     const TaskInfo& task = session.task(t);
     hash.Add(static_cast<int32_t>(task.status)).Add(task.node);
