@@ -73,12 +73,14 @@ class QueueSharePlugin : public Plugin {
       demands[queue.id] = {queue.weight, queue.capability, queue.guarantee, Resources(), queue.deserved};
       if (queue.parent == kNoId && queue.broken.empty()) total_guarantee += queue.guarantee;
     }
+    Resources grown;
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue == kNoId) continue;
-      const Resources demand = JobDemand(job);
+      const Resources& demand = JobDemand(job, grown);
+      const bool holds = job.PlacedCount() > 0;  // most of a backlog holds nothing
       for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
         demands[q].request += demand;
-        queues_[q].allocated += job.allocated;
+        if (holds) queues_[q].allocated += job.allocated;
       }
     }
     for (const JobInfo& job : cluster.jobs) {

@@ -30,9 +30,15 @@ Resources AdmissionRequest(const Session& session, const JobInfo& job) {
   return need;
 }
 
-Resources JobDemand(const JobInfo& job) {
+const Resources& JobDemand(const JobInfo& job, Resources& grown) {
   if (static_cast<int64_t>(job.tasks.size()) >= job.min_available) return job.request;
-  return job.request.Max(job.min_resources);
+  grown = job.request.Max(job.min_resources);
+  return grown;
+}
+
+Resources JobDemand(const JobInfo& job) {
+  Resources grown;
+  return JobDemand(job, grown);
 }
 
 namespace {

@@ -38,6 +38,8 @@ namespace lahar {
 // because operators (Volcano's job controller, Kubeflow's training-operator) create a job's pods
 // only once its PodGroup is admitted, and admission must see the demand to weigh reclaim for it.
 Resources JobDemand(const JobInfo& job);
+// The same without a copy of the job's request: `grown` holds the demand when it is more.
+const Resources& JobDemand(const JobInfo& job, Resources& grown);
 
 // Whether allocate, backfill and the evicting actions consider the job at all: it names an
 // existing queue and has been admitted (Inqueue, or Running / Unknown after that).
