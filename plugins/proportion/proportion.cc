@@ -194,7 +194,8 @@ class QueueSharePlugin : public Plugin {
   // What an admitted job is promised beyond what it holds.
   Resources Promise(JobId job) const {
     const JobInfo& info = session_->job(job);
-    Resources promise = info.min_resources - info.allocated;
+    Resources promise = info.min_resources;
+    if (info.PlacedCount() > 0) promise -= info.allocated;  // most of a backlog holds nothing
     // Placed and pipelined tasks hold their requests; pipelined ones are few and session-made.
     if (info.Count(TaskStatus::kPipelined) > 0) {
       for (TaskId t : info.tasks) {
