@@ -69,6 +69,11 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
 FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
   const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
   if (slots <= 0) return {FitCode::kTooManyPods, {}};
+  if (FirstShortResource(task, node, placement) >= 0) return {FitCode::kInsufficientResource, {}};
+  return {};
+}
+
+int Session::FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement) {
   // Every search asks this of every node: the amounts are read off the vectors' storage.
   struct Amounts {
     const int64_t* data;
@@ -85,9 +90,9 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
     int64_t free = allocatable[i] - used[i];
     const int64_t promised_beyond_releasing = pipelined[i] - releasing[i];
     if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
-    if (want.data[i] > free) return {FitCode::kInsufficientResource, {}, static_cast<int32_t>(i)};
+    if (want.data[i] > free) return static_cast<int>(i);
   }
-  return {};
+  return -1;
 }
 
 std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape,
@@ -135,8 +140,9 @@ std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& no
   if (!fit.ok() && errors != nullptr && task.gated) {
     if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
   }
-  if (fit.code == FitCode::kInsufficientResource && errors != nullptr && fit.short_resource >= 0) {
-    const auto short_id = static_cast<ResourceId>(fit.short_resource);
+  if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
+    // Named only when explaining: the hot path does not ask which.
+    const auto short_id = static_cast<ResourceId>(FirstShortResource(task, node, placement));
     errors->AddTooLittle(short_id, task.request.Get(short_id));
     return std::nullopt;
   }

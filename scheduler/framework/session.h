@@ -54,8 +54,6 @@ enum class FitCode : uint8_t {
 struct FitResult {
   FitCode code = FitCode::kFit;
   std::string_view detail;
-  // kInsufficientResource from Session::ResourceFit: the first resource the node lacks.
-  int32_t short_resource = -1;
   bool ok() const { return code == FitCode::kFit; }
 };
 
@@ -408,6 +406,8 @@ class Session {
 
   // Resources and pod count fit: the check every placement makes, whatever the plugins.
   FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const;
+  // The first resource the node has too little of for `task` (ResourceFit's test), or -1.
+  static int FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement);
   // The best node for `task` (highest score; ties to the lower node id, i.e. name), or kNoId.
   // `elastic` adds the elastic predicates. With `errors`, every node is examined and the
   // reasons for rejecting them are counted; a refusal of the pod itself (kSchedulingGated)
