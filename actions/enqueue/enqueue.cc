@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "api/log.h"
 #include "api/state_hash.h"
@@ -188,6 +189,21 @@ class EnqueueAction : public Action {
  private:
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,
                        AlikeRefusals& alike) {
+    // Most of a backlog: a job alike one refused in this session state is told the same. Such a
+    // refusal was made past the queue's own checks (ConsiderAfresh), which its facts' queue passes
+    // for the whole session, so it is looked up first; the rest, whose reasons take a large
+    // frame, is made for the others only.
+    std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
+    if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
+      session.SetSharedWaitReason(job.id, *same);
+      return;
+    }
+    ConsiderAfresh(session, job, headroom, alike, std::move(facts));
+  }
+
+  ABSL_ATTRIBUTE_NOINLINE static void ConsiderAfresh(Session& session, const JobInfo& job,
+                                                     std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike,
+                                                     std::optional<AlikeRefusals::Facts> facts) {
     const QueueInfo& queue = session.queue(job.queue);
     if (std::optional<WaitReason> why = QueueUnusable(queue)) {
       session.SetWaitReason(job.id, *std::move(why));
@@ -204,11 +220,6 @@ class EnqueueAction : public Action {
     // A job that can never start where it is (a hard network-topology job no domain holds) is
     // not admitted at all: admitted, it would hold its queue's capability for nothing.
     // The cluster's headroom and the hooks' answers change only with the session state.
-    std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
-    if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
-      session.SetSharedWaitReason(job.id, *same);
-      return;
-    }
     const Resources need = facts && !facts->Numbered() ? facts->need : AdmissionRequest(session, job);
     std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
     if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
