@@ -25,13 +25,11 @@ class QueueLedger {
     for (const JobInfo& job : session.cluster().jobs) {
       if (job.queue == kNoId) continue;
       jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
-      // Most of a backlog has nothing placed or pipelined: it holds nothing.
-      if (job.PlacedCount() + job.Count(TaskStatus::kPipelined) == 0) continue;
-      Resources holds = job.allocated;
+      if (job.HoldsNothing()) continue;  // most of a backlog
+      Add(job.queue, HeldRequests(session, job), +1);
       std::optional<Resources>& smallest = smallest_pod_[job.queue];
       for (TaskId t : job.tasks) {
         const TaskInfo& task = session.task(t);
-        if (task.status == TaskStatus::kPipelined) holds += task.request;
         if (!IsPlaced(task.status)) continue;
         if (smallest) {
           smallest->MinWith(task.request);
@@ -39,7 +37,6 @@ class QueueLedger {
           smallest = task.request;
         }
       }
-      Add(job.queue, holds, +1);
     }
   }
   void Add(QueueId queue, const Resources& amount, int sign) {

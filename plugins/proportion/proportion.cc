@@ -77,7 +77,7 @@ class QueueSharePlugin : public Plugin {
     for (const JobInfo& job : cluster.jobs) {
       if (job.queue == kNoId) continue;
       const Resources& demand = JobDemand(job, grown);
-      const bool holds = job.PlacedCount() > 0;  // most of a backlog holds nothing
+      const bool holds = job.PlacedCount() > 0;  // allocated sums the placed tasks; most of a backlog has none
       for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
         demands[q].request += demand;
         if (holds) queues_[q].allocated += job.allocated;
@@ -195,14 +195,7 @@ class QueueSharePlugin : public Plugin {
   Resources Promise(JobId job) const {
     const JobInfo& info = session_->job(job);
     Resources promise = info.min_resources;
-    if (info.PlacedCount() > 0) promise -= info.allocated;  // most of a backlog holds nothing
-    // Placed and pipelined tasks hold their requests; pipelined ones are few and session-made.
-    if (info.Count(TaskStatus::kPipelined) > 0) {
-      for (TaskId t : info.tasks) {
-        const TaskInfo& task = session_->task(t);
-        if (task.status == TaskStatus::kPipelined) promise -= task.request;
-      }
-    }
+    if (!info.HoldsNothing()) promise -= HeldRequests(*session_, info);  // most of a backlog holds nothing
     promise.ClampNegativeToZero();
     return promise;
   }

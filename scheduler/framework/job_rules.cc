@@ -36,9 +36,13 @@ const Resources& JobDemand(const JobInfo& job, Resources& grown) {
   return grown;
 }
 
-Resources JobDemand(const JobInfo& job) {
-  Resources grown;
-  return JobDemand(job, grown);
+Resources PlacedAndPipelinedRequests(const Session& session, const JobInfo& job) {
+  Resources held = job.allocated;  // the placed ones
+  for (TaskId t : job.tasks) {
+    const TaskInfo& task = session.task(t);
+    if (task.status == TaskStatus::kPipelined) held += task.request;
+  }
+  return held;
 }
 
 namespace {

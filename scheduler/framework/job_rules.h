@@ -37,9 +37,15 @@ namespace lahar {
 // unfinished pods' requests; while it has fewer pods than its min, at least its minResources,
 // because operators (Volcano's job controller, Kubeflow's training-operator) create a job's pods
 // only once its PodGroup is admitted, and admission must see the demand to weigh reclaim for it.
-Resources JobDemand(const JobInfo& job);
-// The same without a copy of the job's request: `grown` holds the demand when it is more.
+// The request itself when it is the demand (no copy), else `grown`, made to hold it.
 const Resources& JobDemand(const JobInfo& job, Resources& grown);
+
+// The requests of the job's placed and pipelined tasks: what it holds or is promised on nodes.
+Resources PlacedAndPipelinedRequests(const Session& session, const JobInfo& job);
+inline Resources HeldRequests(const Session& session, const JobInfo& job) {
+  // Pipelined tasks are made by the session, and few: most jobs hold their placed requests.
+  return job.Count(TaskStatus::kPipelined) == 0 ? job.allocated : PlacedAndPipelinedRequests(session, job);
+}
 
 // Whether allocate, backfill and the evicting actions consider the job at all: it names an
 // existing queue and has been admitted (Inqueue, or Running / Unknown after that).
@@ -175,10 +181,14 @@ inline Resources ElasticWorkerRequests(const Session& session) {
 // that changes them while reading it keeps a copy.
 const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInfo& job);
 
+// Enough ready tasks (placed or succeeded) for the job's min, roles aside: what MinPlaced asks
+// first, a count cheap enough to pass over a backlog with.
+inline bool MinReadyByCount(const JobInfo& job) { return job.ReadyCount() >= job.min_available; }
+
 // The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks
 // (gang) agree. Pipelined tasks do not count: they are promises, not pods.
 inline bool MinPlaced(const Session& session, const JobInfo& job) {
-  if (job.ReadyCount() < job.min_available) return false;
+  if (!MinReadyByCount(job)) return false;
   if (!job.min_task_member.empty() && !EveryRoleReachesMin(job, ReadyPerRole(session, job, /*count_pipelined=*/false))) {
     return false;
   }

@@ -253,6 +253,33 @@ TEST_CASE("a shared reason as reported makes no update, is known by the reported
   CHECK(session.job_updates().back().waiting == held);
 }
 
+// A full scan counts "too little <resource>" per resource as it goes and names it only when
+// asked, among the other refusals, as spec 7's no-fit reason lists them.
+TEST_CASE("fit errors count each shortage by resource, most nodes first, and name the most common") {
+  FitErrors errors;
+  CHECK(errors.empty());
+  CHECK_FALSE(errors.MostShort().has_value());
+  for (int i = 0; i < 3; ++i) errors.AddTooLittle(kNvidiaGpu, 8);
+  errors.Add({FitCode::kUntoleratedTaint, "dedicated=infra"});
+  for (int i = 0; i < 3; ++i) errors.AddTooLittle(kCpu, 4000);
+  errors.Add({FitCode::kUntoleratedTaint, "dedicated=infra"});
+  errors.AddTooLittle(kMemory, 1024);
+  CHECK_FALSE(errors.empty());
+  using Counts = std::vector<std::pair<std::string, int32_t>>;
+  // Equal counts by text.
+  CHECK(errors.Counts() == Counts{{"too little cpu", 3},
+                                  {"too little nvidia.com/gpu", 3},
+                                  {"taint dedicated=infra", 2},
+                                  {"too little memory", 1}});
+  // The most nodes short of it; a tie goes to the lower resource id.
+  REQUIRE(errors.MostShort().has_value());
+  CHECK(errors.MostShort()->resource == kCpu);
+  CHECK(errors.MostShort()->need == 4000);
+  errors.AddTooLittle(kNvidiaGpu, 8);
+  CHECK(errors.MostShort()->resource == kNvidiaGpu);
+  CHECK(errors.MostShort()->need == 8);
+}
+
 TEST_CASE("a job is judged by its admission facts only when every admission hook says it may be") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

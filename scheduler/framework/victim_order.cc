@@ -103,8 +103,8 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
   for (JobId id : session.LiveJobs()) {  // a Pending job is never a victim (ElasticEligible)
     const JobInfo& job = session.job(id);
     if (job.id == starving.id) continue;
-    // Most of a backlog: fewer ready than its min, never a candidate (MinPlaced, CandidateOf).
-    if (job.ReadyCount() < job.min_available) continue;
+    // Most of a backlog: short of its min, never a candidate (MinPlaced, CandidateOf).
+    if (!MinReadyByCount(job)) continue;
     const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
     if (kind == VictimKind::kNone) continue;
     std::optional<Candidate>& candidate = candidates[job.id];
