@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "api/log.h"
 #include "api/state_hash.h"
 #include "api/status_macros.h"
@@ -153,7 +153,8 @@ class AlikeRefusals {
   const Session& session_;
   const bool enabled_;
   uint64_t version_ = UINT64_MAX;
-  absl::flat_hash_map<Facts, Session::SharedWaitReason, FactsHash, FactsEq> refusals_;
+  // Node-based: a refusal's address is kept while others are added (RefuseAllIfNoneAdmitted).
+  absl::node_hash_map<Facts, Session::SharedWaitReason, FactsHash, FactsEq> refusals_;
 };
 
 class EnqueueAction : public Action {
@@ -162,6 +163,7 @@ class EnqueueAction : public Action {
 
   void Execute(Session& session) override {
     std::vector<std::vector<JobId>> jobs_of(session.queues().size());
+    bool any_waits = false;
     for (const JobInfo& job : session.jobs()) {
       if (!job.has_pod_group || job.phase != PodGroupPhase::kPending) continue;
       if (job.queue == kNoId) {
@@ -170,15 +172,18 @@ class EnqueueAction : public Action {
         continue;
       }
       jobs_of[job.queue].push_back(job.id);
+      any_waits = true;
     }
+    if (!any_waits) return;  // most sessions
 
-    QueueTurns turns(session, "enqueue", std::move(jobs_of));
-    // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built;
-    // nor is it when no job waits to be admitted (most sessions).
+    // A plugin's cluster admission (overcommit) replaces the headroom, which is then not built.
     std::optional<ClusterHeadroom> headroom;
-    if (turns.AnyLeft() && !session.HasClusterAdmissionHooks()) headroom.emplace(session);
+    if (!session.HasClusterAdmissionHooks()) headroom.emplace(session);
     AlikeRefusals alike(session);
+    if (RefuseAllIfNoneAdmitted(session, jobs_of, headroom, alike)) return;
+
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
+    QueueTurns turns(session, "enqueue", std::move(jobs_of));
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
       Consider(session, session.job(turns.TakeJob(q)), headroom, alike);
@@ -187,10 +192,49 @@ class EnqueueAction : public Action {
   }
 
  private:
+  // Why a job is refused: as alike jobs are, or for reasons of its own. Neither: admitted.
+  struct Refusal {
+    Session::SharedWaitReason* shared = nullptr;
+    std::optional<WaitReason> own;
+    bool Refuses() const { return shared != nullptr || own.has_value(); }
+  };
+
+  // Volcano's turns between queues and jobs decide anything only from the first admission:
+  // until one, the session state does not move and each job is refused as it would be at its
+  // turn. So when no waiting job is admitted in the state the action starts in (most sessions
+  // of a backlog), each is told why without the job order being made. Else nothing is told
+  // (the turns judge every job again, alike ones looked up) and false is returned.
+  static bool RefuseAllIfNoneAdmitted(Session& session, const std::vector<std::vector<JobId>>& jobs_of,
+                                      const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+    std::vector<std::pair<JobId, Session::SharedWaitReason*>> shared;
+    std::vector<std::pair<JobId, WaitReason>> own;
+    for (const std::vector<JobId>& jobs : jobs_of) {
+      for (JobId id : jobs) {
+        const JobInfo& job = session.job(id);
+        std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
+        if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
+          shared.emplace_back(id, same);
+          continue;
+        }
+        Resources need;
+        Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
+        if (!refusal.Refuses()) return false;
+        if (refusal.shared != nullptr) {
+          shared.emplace_back(id, refusal.shared);
+        } else {
+          own.emplace_back(id, *std::move(refusal.own));
+        }
+      }
+    }
+    for (auto& [id, reason] : shared) session.SetSharedWaitReason(id, *reason);
+    for (auto& [id, reason] : own) session.SetWaitReason(id, std::move(reason));
+    return true;
+  }
+
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,
                        AlikeRefusals& alike) {
     // Most of a backlog: a job alike one refused in this session state is told the same. Such a
-    // refusal was made past the queue's own checks (ConsiderAfresh), which its facts' queue passes
+    // refusal was made past the queue's own checks (JudgeAfresh), which its facts' queue passes
     // for the whole session, so it is looked up first; the rest, whose reasons take a large
     // frame, is made for the others only.
     std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
@@ -204,15 +248,28 @@ class EnqueueAction : public Action {
   ABSL_ATTRIBUTE_NOINLINE static void ConsiderAfresh(Session& session, const JobInfo& job,
                                                      std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike,
                                                      std::optional<AlikeRefusals::Facts> facts) {
+    Resources need;
+    Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
+    if (refusal.shared != nullptr) {
+      session.SetSharedWaitReason(job.id, *refusal.shared);
+      return;
+    }
+    if (refusal.own) {
+      session.SetWaitReason(job.id, *std::move(refusal.own));
+      return;
+    }
+    if (headroom) headroom->Reserve(need);
+    LAHAR_LOG(2, "enqueue") << "job " << job.key() << " admitted to queue " << session.queue(job.queue).name;
+    session.AdmitJob(job.id, need);
+  }
+
+  // The job's refusal in the current state, a refusal alike jobs share when it has `facts`;
+  // else none, and `need` is what admitting it promises.
+  static Refusal JudgeAfresh(Session& session, const JobInfo& job, const std::optional<ClusterHeadroom>& headroom,
+                             AlikeRefusals& alike, std::optional<AlikeRefusals::Facts> facts, Resources& need) {
     const QueueInfo& queue = session.queue(job.queue);
-    if (std::optional<WaitReason> why = QueueUnusable(queue)) {
-      session.SetWaitReason(job.id, *std::move(why));
-      return;
-    }
-    if (!queue.open) {
-      session.SetWaitReason(job.id, WaitReason{.kind = WaitKind::kQueueClosed, .subject = queue.name});
-      return;
-    }
+    if (std::optional<WaitReason> why = QueueUnusable(queue)) return {nullptr, std::move(why)};
+    if (!queue.open) return {nullptr, WaitReason{.kind = WaitKind::kQueueClosed, .subject = queue.name}};
     // Not the gang's pod count: operators (Volcano's job controller, Kubeflow's training-operator)
     // create a job's pods only once its PodGroup is Inqueue, so admission judges minResources
     // (else the pods there are), as Volcano's enqueue does; allocate holds a job short of pods.
@@ -220,23 +277,15 @@ class EnqueueAction : public Action {
     // A job that can never start where it is (a hard network-topology job no domain holds) is
     // not admitted at all: admitted, it would hold its queue's capability for nothing.
     // The cluster's headroom and the hooks' answers change only with the session state.
-    const Resources need = facts && !facts->Numbered() ? facts->need : AdmissionRequest(session, job);
+    need = facts && !facts->Numbered() ? facts->need : AdmissionRequest(session, job);
     std::optional<WaitReason> refusal = session.JobAdmissionRefusal(job, need);
     if (!refusal) refusal = headroom ? headroom->Refusal(job, need) : session.ClusterAdmissionRefusal(job, need);
     if (!refusal && !session.JobEnqueueable(job)) {
       refusal = QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability");
     }
-    if (refusal) {
-      if (facts) {
-        session.SetSharedWaitReason(job.id, alike.Remember(*std::move(facts), *std::move(refusal)));
-      } else {
-        session.SetWaitReason(job.id, *std::move(refusal));
-      }
-      return;
-    }
-    if (headroom) headroom->Reserve(need);
-    LAHAR_LOG(2, "enqueue") << "job " << job.key() << " admitted to queue " << queue.name;
-    session.AdmitJob(job.id, need);
+    if (!refusal) return {};
+    if (facts) return {&alike.Remember(*std::move(facts), *std::move(refusal)), std::nullopt};
+    return {nullptr, std::move(refusal)};
   }
 };
 
