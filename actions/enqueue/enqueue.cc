@@ -1,13 +1,14 @@
 #include "actions/enqueue/enqueue.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/base/attributes.h"
-#include "absl/container/node_hash_map.h"
+#include "absl/container/flat_hash_map.h"
 #include "api/log.h"
 #include "api/state_hash.h"
 #include "api/status_macros.h"
@@ -37,7 +38,7 @@ class ClusterHeadroom {
     const SchedulerConfig& config = session.config();
     if (config.HasAction("preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
     // preempt: what lower-priority jobs of the same queue hold.
-    if (config.HasAction("preempt")) by_priority_.emplace(session.cluster());
+    if (config.HasAction("preempt")) by_priority_.emplace(session);
     // reclaim: what reclaimable queues hold beyond their deserved share.
     if (config.HasAction("reclaim")) {
       const size_t queues = session.cluster().queues.size();
@@ -114,6 +115,8 @@ class AlikeRefusals {
     // An admission changes the state: what was refused before it may pass after.
     if (version_ != session_.state_version()) {
       version_ = session_.state_version();
+      numbered_.clear();
+      others_.clear();
       refusals_.clear();
     }
     // Most waiting jobs: their request (AdmissionRequest) is their min, known by its number.
@@ -124,37 +127,61 @@ class AlikeRefusals {
   }
   // The refusal of a job with these facts in the current state, or null.
   Session::SharedWaitReason* Find(const Facts& facts) {
-    auto it = refusals_.find(facts);
-    return it == refusals_.end() ? nullptr : &it->second;
+    if (facts.Numbered()) {
+      auto it = numbered_.find(NumberedKey::Of(facts));
+      return it == numbered_.end() ? nullptr : it->second;
+    }
+    auto it = others_.find(facts);
+    return it == others_.end() ? nullptr : it->second;
   }
-  // Remembers the refusal of a job with these facts, and returns it.
+  // Remembers the refusal of a job with these facts, and returns it. Its address is kept while
+  // others are added (RefuseAllIfNoneAdmitted holds it).
   Session::SharedWaitReason& Remember(Facts facts, WaitReason refusal) {
-    return refusals_.try_emplace(std::move(facts), Session::SharedWaitReason{std::move(refusal)}).first->second;
+    Session::SharedWaitReason& kept = refusals_.emplace_back(Session::SharedWaitReason{std::move(refusal)});
+    if (facts.Numbered()) {
+      numbered_.try_emplace(NumberedKey::Of(facts), &kept);
+    } else {
+      others_.try_emplace(std::move(facts), &kept);
+    }
+    return kept;
   }
 
  private:
+  // Most facts: the job's numbered min stands for its request, so four numbers say all.
+  struct NumberedKey {
+    uint64_t queue_and_min;
+    uint64_t priority_and_phase;
+    static NumberedKey Of(const Facts& f) {
+      return {static_cast<uint64_t>(static_cast<uint32_t>(f.queue)) << 32 | static_cast<uint32_t>(f.min_number),
+              static_cast<uint64_t>(static_cast<uint32_t>(f.priority)) << 32 | static_cast<uint32_t>(f.phase)};
+    }
+    bool operator==(const NumberedKey& other) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const NumberedKey& k) {
+      return H::combine(std::move(h), k.queue_and_min, k.priority_and_phase);
+    }
+  };
   struct FactsHash {
     size_t operator()(const Facts& f) const {
       StateHash hash;
       hash.Add(f.queue).Add(f.priority).Add(static_cast<int32_t>(f.phase)).Add(f.min_number);
-      if (!f.Numbered()) hash.Add(*f.min_resources).Add(f.need);
+      hash.Add(*f.min_resources).Add(f.need);
       return static_cast<size_t>(hash.value());
     }
   };
   struct FactsEq {
     bool operator()(const Facts& a, const Facts& b) const {
-      if (a.queue != b.queue || a.priority != b.priority || a.phase != b.phase || a.min_number != b.min_number) {
-        return false;
-      }
-      return a.Numbered() || (*a.min_resources == *b.min_resources && a.need == b.need);
+      return a.queue == b.queue && a.priority == b.priority && a.phase == b.phase && a.min_number == b.min_number &&
+             *a.min_resources == *b.min_resources && a.need == b.need;
     }
   };
 
   const Session& session_;
   const bool enabled_;
   uint64_t version_ = UINT64_MAX;
-  // Node-based: a refusal's address is kept while others are added (RefuseAllIfNoneAdmitted).
-  absl::node_hash_map<Facts, Session::SharedWaitReason, FactsHash, FactsEq> refusals_;
+  std::deque<Session::SharedWaitReason> refusals_;
+  absl::flat_hash_map<NumberedKey, Session::SharedWaitReason*> numbered_;
+  absl::flat_hash_map<Facts, Session::SharedWaitReason*, FactsHash, FactsEq> others_;
 };
 
 class EnqueueAction : public Action {

@@ -83,12 +83,13 @@ class QueueSharePlugin : public Plugin {
         if (holds) queues_[q].allocated += job.allocated;
       }
     }
-    for (const JobInfo& job : cluster.jobs) {
+    for (JobId id : session.LiveJobs()) {  // an admitted job is live
+      const JobInfo& job = session.job(id);
       if (job.queue != kNoId && Admitted(job.phase)) Count(job);
     }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
     // higher priority at admission (spec 3, enqueue).
-    if (session.config().HasAction("preempt")) by_priority_.emplace(cluster);
+    if (session.config().HasAction("preempt")) by_priority_.emplace(session);
 
     // Deserved shares top-down: the cluster among the top-level queues, then each parent's
     // deserved among its children, exactly alike.

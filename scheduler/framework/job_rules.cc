@@ -242,9 +242,10 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
   return &tasks;
 }
 
-HoldingsByPriority::HoldingsByPriority(const ClusterSnapshot& cluster) : per_queue_(cluster.queues.size()) {
-  std::vector<std::map<int32_t, Resources>> held(cluster.queues.size());
-  for (const JobInfo& job : cluster.jobs) {
+HoldingsByPriority::HoldingsByPriority(const Session& session) : per_queue_(session.cluster().queues.size()) {
+  std::vector<std::map<int32_t, Resources>> held(per_queue_.size());
+  for (JobId id : session.LiveJobs()) {  // the others hold nothing
+    const JobInfo& job = session.job(id);
     if (job.queue != kNoId && !job.allocated.IsZero()) held[job.queue][job.priority] += job.allocated;
   }
   for (size_t q = 0; q < held.size(); ++q) {

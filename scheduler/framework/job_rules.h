@@ -199,7 +199,7 @@ inline bool MinPlaced(const Session& session, const JobInfo& job) {
 // job of higher priority, which enqueue and proportion count at admission (spec 3).
 class HoldingsByPriority {
  public:
-  explicit HoldingsByPriority(const ClusterSnapshot& cluster);
+  explicit HoldingsByPriority(const Session& session);
   // What the jobs of `queue` with a priority below `priority` hold.
   const Resources& Below(QueueId queue, int32_t priority) const;
 

@@ -186,7 +186,7 @@ TEST_CASE("what lower priorities of a queue hold is summed strictly below the as
   b.Job("m", {.queue = "q", .tasks = {{"w", 1, "cpu=2"}}, .priority_class = "mid"}).Running("m-w-0", "n1");
   b.Job("h", {.queue = "q", .tasks = {{"w", 1, "cpu=4"}}, .priority_class = "high"}).Running("h-w-0", "n1");
   testing::SessionFixture s(b, kConfig);
-  const HoldingsByPriority holdings(s->cluster());
+  const HoldingsByPriority holdings(s.session());
   const QueueId q = s.queue("q").id;
   auto cpu_below = [&](int32_t priority) { return holdings.Below(q, priority).Get(kCpu); };
   CHECK(cpu_below(0) == 0);

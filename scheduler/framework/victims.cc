@@ -30,8 +30,10 @@ using victims_internal::VictimOrder;
 std::vector<bool> ScalableJobs(const Session& session) {
   Session::Memos& memos = session.memos();
   if (memos.scalable_version != session.state_version() || memos.scalable_job_changes != session.job_changes()) {
+    // Asked of live jobs only: the others (Pending, holding nothing) are neither victims nor
+    // starving, and no reader asks about them.
     memos.scalable.assign(session.cluster().jobs.size(), false);
-    for (const JobInfo& job : session.cluster().jobs) memos.scalable[job.id] = session.Scalable(job);
+    for (JobId id : session.LiveJobs()) memos.scalable[id] = session.Scalable(session.job(id));
     memos.scalable_version = session.state_version();
     memos.scalable_job_changes = session.job_changes();
   }

@@ -6,7 +6,7 @@
 // ratio says what the framework's ordering, plugins and transactions cost.
 //
 //   build-release/bin/session_bench [--nodes N] [--gangs N] [--repeat N] [--config FILE]
-//                                   [--starving N | --backlog N]
+//                                   [--starving N | --backlog N | --pending N]
 //
 // With --starving N (issue 10): every node full of running gangs of one queue that borrowed the
 // whole cluster, and N starving gangs of three other queues, each needing one node's worth: one
@@ -15,6 +15,7 @@
 // the evicting actions (enqueue, allocate, backfill), which only finds that nothing fits.
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <cstdio>
@@ -82,16 +83,18 @@ void AddQueues(ClusterCache& cache, int count) {
 }
 
 // Gang bench/<name> of `pods` pods of `request` in `queue`: running on `node` since `start`, or
-// admitted and waiting when `node` is empty.
+// waiting in phase `waiting` (admitted) when `node` is empty.
 void AddGang(ClusterCache& cache, const std::string& name, const std::string& queue, int pods,
-             const Resources& request, const std::string& node, int64_t start = 0) {
+             const Resources& request, const std::string& node, int64_t start = 0,
+             PodGroupPhase waiting = PodGroupPhase::kInqueue) {
   PodGroup pg;
   pg.meta.name = name;
   pg.meta.namespace_ = "bench";
   pg.meta.uid = name;
   pg.min_member = pods;
   pg.queue = queue;
-  pg.phase = node.empty() ? PodGroupPhase::kInqueue : PodGroupPhase::kRunning;
+  pg.phase = node.empty() ? waiting : PodGroupPhase::kRunning;
+  pg.meta.creation_timestamp = start;
   for (int p = 0; p < pods; ++p) {
     Pod pod;
     pod.meta.name = StrFormat("%s-worker-%d", name.c_str(), p);
@@ -185,7 +188,17 @@ int StarvingMain(int nodes, int starving, int repeat, const std::string& config_
 // may be evicted for (same queue, same priority). A first session learns that; then one new job
 // that fits arrives, and the second session is timed: with the sessions' memory (WaitMemo) it
 // costs what changed, without it (the baseline, same run) it re-examines the whole backlog.
-int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_text) {
+// Builds the cluster of a second-session benchmark, and the job that arrives before it.
+struct SecondSessionCluster {
+  std::function<void(ClusterCache&)> build;
+  std::function<void(ClusterCache&)> arrive;
+};
+
+// Times the second of two sessions over `cluster`, between which its job arrives, with and
+// without the sessions' memory: (seconds with, binds, per-action figures with, seconds without,
+// per-action figures without).
+int SecondSessionMain(const SecondSessionCluster& cluster, int repeat, const std::string& config_text,
+                      const std::string& describe) {
   if (std::getenv("LAHAR_BENCH_V") != nullptr) SetLogVerbosity(std::atoi(std::getenv("LAHAR_BENCH_V")));
   auto config = ParseSchedulerConfig(config_text, BuiltinRegistry());
   if (!config.ok()) {
@@ -198,12 +211,7 @@ int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_te
     std::string per_action;
     for (int r = 0; r < repeat; ++r) {
       ClusterCache cache;
-      AddQueues(cache, 1);
-      for (int i = 0; i < nodes; ++i) {
-        AddNode(cache, i, Make(64000, 512, 8));
-        AddGang(cache, StrFormat("running-%05d", i), "queue-0", 3, Make(16000, 64, 2), StrFormat("node-%05d", i));
-      }
-      for (int g = 0; g < backlog; ++g) AddGang(cache, StrFormat("waiting-%05d", g), "queue-0", 4, Make(32000, 64, 2), "");
+      cluster.build(cache);
       WaitMemo memo(memo_enabled);
       // As the simulator and the daemon do: each snapshot is laid over the one the last session
       // handed back, which is not freed in the session.
@@ -216,7 +224,7 @@ int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_te
         const PodGroup* group = cache.FindPodGroup(u.job);
         if (group != nullptr && group->phase != u.phase) (void)cache.SetPodGroupPhase(u.job, u.phase);
       }
-      AddGang(cache, "new", "queue-0", 1, Make(8000, 16, 0), "");
+      cluster.arrive(cache);
       ClusterSnapshot snapshot = cache.Snapshot(1'001'000, std::move(spent));
       auto start = std::chrono::steady_clock::now();
       if (memo_enabled) LAHAR_TIMED_REGION();  // callgrind counts the session with the memory
@@ -235,14 +243,61 @@ int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_te
   };
   auto [with_memo, binds, with_actions] = second_session(true);
   auto [without_memo, unused, without_actions] = second_session(false);
-  std::printf("cluster: %d nodes with 16 cpu free each, %d waiting gangs that fit nowhere, 1 new job that fits\n",
-              nodes, backlog);
+  std::printf("cluster: %s\n", describe.c_str());
   std::printf("session:   %.1f ms, %zu pods bound (best of %d)\n", with_memo * 1e3, binds, repeat);
   std::printf("baseline:  %.1f ms, the same session without the sessions' memory\n", without_memo * 1e3);
   std::printf("ratio:     %.2fx the baseline session\n", with_memo / without_memo);
   std::printf("actions (ms), session: %s\n", with_actions.c_str());
   std::printf("actions (ms), baseline:%s\n", without_actions.c_str());
   return 0;
+}
+
+int BacklogMain(int nodes, int backlog, int repeat, const std::string& config_text) {
+  SecondSessionCluster cluster;
+  cluster.build = [&](ClusterCache& cache) {
+    AddQueues(cache, 1);
+    for (int i = 0; i < nodes; ++i) {
+      AddNode(cache, i, Make(64000, 512, 8));
+      AddGang(cache, StrFormat("running-%05d", i), "queue-0", 3, Make(16000, 64, 2), StrFormat("node-%05d", i));
+    }
+    for (int g = 0; g < backlog; ++g) AddGang(cache, StrFormat("waiting-%05d", g), "queue-0", 4, Make(32000, 64, 2), "");
+  };
+  cluster.arrive = [](ClusterCache& cache) { AddGang(cache, "new", "queue-0", 1, Make(8000, 16, 0), ""); };
+  return SecondSessionMain(cluster, repeat, config_text,
+                           StrFormat("%d nodes with 16 cpu free each, %d waiting gangs that fit nowhere, 1 new job "
+                                     "that fits", nodes, backlog));
+}
+
+// With --pending N: the Philly trace's backlog. Every node of 8 GPUs is full with a running job
+// of one of 15 queues; N jobs of 1 to 8 GPUs wait in those queues unadmitted (the cluster has no
+// room), named in no order of their arrival. A first session refuses them all; then one more
+// such job arrives, and the second session is timed.
+int PendingMain(int nodes, int pending, int repeat, const std::string& config_text) {
+  constexpr int kQueues = 15;
+  auto add_pending = [](ClusterCache& cache, int g, Lcg& rng) {
+    const int gpus = 1 << rng.Uniform(0, 3);
+    AddGang(cache, StrFormat("pending-%06u-%d", rng.Next() % 1000000, g), StrCat("queue-", g % kQueues), 1,
+            Make(6000 * gpus, 48 * gpus, gpus), "", g, PodGroupPhase::kPending);
+  };
+  SecondSessionCluster cluster;
+  cluster.build = [&](ClusterCache& cache) {
+    AddQueues(cache, kQueues);
+    for (int i = 0; i < nodes; ++i) {
+      AddNode(cache, i, Make(64000, 512, 8));
+      AddGang(cache, StrFormat("running-%05d", i), StrCat("queue-", i % kQueues), 1, Make(48000, 384, 8),
+              StrFormat("node-%05d", i));
+    }
+    Lcg rng;
+    for (int g = 0; g < pending; ++g) add_pending(cache, g, rng);
+  };
+  cluster.arrive = [&](ClusterCache& cache) {
+    Lcg rng;
+    for (int g = 0; g <= pending; ++g) rng.Next();  // a name of its own
+    add_pending(cache, pending, rng);
+  };
+  return SecondSessionMain(cluster, repeat, config_text,
+                           StrFormat("%d full nodes of 8 GPUs, %d jobs of %d queues waiting unadmitted, 1 more "
+                                     "arrives", nodes, pending, kQueues));
 }
 
 // The baseline: first fit over a flat array, no ordering, no plugins, no transactions.
@@ -332,7 +387,7 @@ int TopologyMain(int nodes, int gangs, int repeat) {
 }
 
 int Main(int argc, char** argv) {
-  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0, backlog = 0, topology = 0;
+  int nodes = 5000, gangs = 5000, repeat = 3, starving = 0, backlog = 0, pending = 0, topology = 0;
   std::string config_text(DefaultSchedulerConfigYaml());
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--config")) {  // another configuration, e.g. without reclaim
@@ -346,10 +401,12 @@ int Main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--starving")) starving = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--backlog")) backlog = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--pending")) pending = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--topology")) topology = std::atoi(argv[i + 1]);
   }
   if (topology > 0) return TopologyMain(nodes, topology, repeat);
   if (backlog > 0) return BacklogMain(nodes, backlog, repeat, config_text);
+  if (pending > 0) return PendingMain(nodes, pending, repeat, config_text);
   if (starving > 0) return StarvingMain(nodes, starving, repeat, config_text);
   ClusterCache cache;
   BuildCluster(cache, nodes, gangs);
