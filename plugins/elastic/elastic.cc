@@ -305,7 +305,8 @@ class ElasticPlugin : public Plugin {
       totals_.task_changes = session_->task_state_changes();
       totals_.committed.resize(session_->cluster().queues.size());
       Resources ignored;
-      for (const JobInfo& other : session_->cluster().jobs) {
+      for (JobId id : session_->LiveJobs()) {  // the others hold nothing and are not admitted: no part
+        const JobInfo& other = session_->job(id);
         AddContribution(other, totals_.free, other.queue == kNoId ? ignored : totals_.committed[other.queue]);
       }
     }

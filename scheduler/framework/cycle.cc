@@ -32,7 +32,8 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     result.job_updates.push_back({session->job(u.job).key(), u.phase, u.waiting, u.scaled});
   }
   std::vector<Resources> allocated(session->cluster().queues.size());
-  for (const JobInfo& job : session->cluster().jobs) {
+  for (JobId id : session->LiveJobs()) {  // the others hold nothing
+    const JobInfo& job = session->job(id);
     if (job.queue != kNoId) allocated[job.queue] += job.allocated;
   }
   for (const QueueInfo& queue : session->cluster().queues) {
