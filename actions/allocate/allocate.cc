@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
@@ -295,7 +296,23 @@ class Allocator {
   void AllocateJob(const JobInfo& job) {
     std::optional<DomainCandidates> where = session_.JobDomains(job, /*for_eviction=*/false);
     if (!where) {
-      if (std::optional<WaitReason> why = TryJob(job)) Wait(job, *std::move(why));
+      const std::optional<AlikeKey> alike = AlikeKeyOf(job);
+      if (alike) {
+        if (auto it = alike_refusals_.find(*alike); it != alike_refusals_.end()) {
+          session_.SetSharedWaitReason(job.id, *it->second);
+          return;
+        }
+      }
+      bool placed_nothing = false;
+      if (std::optional<WaitReason> why = TryJob(job, &placed_nothing)) {
+        if (alike && placed_nothing) {
+          Session::SharedWaitReason& shared = refused_.emplace_back(Session::SharedWaitReason{*std::move(why)});
+          alike_refusals_.emplace(*alike, &shared);
+          session_.SetSharedWaitReason(job.id, shared);
+          return;
+        }
+        Wait(job, *std::move(why));
+      }
       return;
     }
     while (const std::vector<NodeId>* domain = where->next()) {
@@ -324,9 +341,48 @@ class Allocator {
     session_.SetWaitReason(job.id, std::move(reason));
   }
 
+  // Jobs alike in all a refused try reads of them (AlikeKeyOf), for the session state the
+  // refusals were made in: a try that placed nothing and hit a gate searched no node anew once
+  // its shapes' first try had failed (those failures are kept for the action), so an alike job
+  // tried in the same state is refused alike, and a backlog of them is told it as one.
+  struct AlikeKey {
+    uint64_t shapes;  // MinShapesHash: the shapes of the tasks it lacks, in task order
+    QueueId queue;
+    int32_t priority;
+    int32_t min_available;
+    int32_t lacking;  // how many tasks it lacks
+    bool operator==(const AlikeKey&) const = default;
+    template <typename H>
+    friend H AbslHashValue(H h, const AlikeKey& k) {
+      return H::combine(std::move(h), k.shapes, k.queue, k.priority, k.min_available, k.lacking);
+    }
+  };
+  // The job's key when its refusal may be shared: with the sessions' memory, a job of pending
+  // tasks only and no role minimums (so that nothing of it is ready or placed before a try, and
+  // its readiness reads counts alone), whose lacking tasks have numbered shapes.
+  std::optional<AlikeKey> AlikeKeyOf(const JobInfo& job) {
+    if (session_.wait_memo() == nullptr || !session_.wait_memo()->enabled()) return std::nullopt;
+    if (!job.min_task_member.empty() || job.Count(TaskStatus::kPending) != static_cast<int32_t>(job.tasks.size())) {
+      return std::nullopt;
+    }
+    const std::vector<TaskId>& lacking = TasksToReachMin(session_, job);
+    if (lacking.empty()) return std::nullopt;
+    for (TaskId t : lacking) {
+      if (session_.task(t).shape == kNoShape) return std::nullopt;
+    }
+    if (alike_version_ != session_.state_version()) {
+      alike_version_ = session_.state_version();
+      alike_refusals_.clear();
+      refused_.clear();
+    }
+    return AlikeKey{MinShapesHash(session_, job), job.queue, job.priority, job.min_available,
+                    static_cast<int32_t>(lacking.size())};
+  }
+
   // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,
-  // else why it waits.
-  std::optional<WaitReason> TryJob(const JobInfo& job) {
+  // else why it waits, and `placed_nothing` says whether the try placed no task and met no
+  // scheduling gate.
+  std::optional<WaitReason> TryJob(const JobInfo& job, bool* placed_nothing = nullptr) {
     const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
     if (tasks.empty()) return std::nullopt;
     const QueueInfo& queue = session_.queue(job.queue);
@@ -400,6 +456,7 @@ class Allocator {
       return std::nullopt;
     }
     stmt->Discard();
+    if (placed_nothing != nullptr) *placed_nothing = placed == 0 && pipelined == 0 && gated.empty();
     WaitReason reason;
     if (!gated.empty()) {
       // Nothing else can start the job before its gates are removed: that is why it waits.
@@ -507,6 +564,11 @@ class Allocator {
   // Numbered shapes SomeNodeTakes found a node for, with the session state it found it in.
   absl::flat_hash_map<Shape, uint64_t, ShapeHash, ShapeEq> taken_in_state_;
   std::vector<DoomedJob> doomed_;  // set aside (SetAsideDoomedJobs)
+  // Refusals of alike jobs (AlikeKeyOf) in the state alike_version_; their reasons in a deque,
+  // whose addresses stay.
+  uint64_t alike_version_ = UINT64_MAX;
+  absl::flat_hash_map<AlikeKey, Session::SharedWaitReason*> alike_refusals_;
+  std::deque<Session::SharedWaitReason> refused_;
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

@@ -371,6 +371,25 @@ TEST_CASE("allocate: jobs that fit nowhere get the same reason whether set aside
   CHECK(out.job_updates.at("default/wide").message() == "1/1 pods unschedulable: 2 nodes have too little memory");
 }
 
+TEST_CASE("allocate: alike jobs a queue refuses share the reason; a job of other shapes is tried on its own") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
+  b.Queue("capped", 1, "cpu=3");
+  // p-*: a pod of 4 cpu, more than the capability (a node has it); q, after them: a pod of 1 cpu,
+  // which fits it. Told p's refusal, q would not run.
+  for (const char* name : {"p-0", "p-1", "p-2"}) b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=4"}}});
+  b.Job("q", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}});
+  CheckSameWithAndWithoutMemory(b);
+  WaitMemo memo;
+  SessionOutcome out = RunSession(b, kConfig, 0, &memo);
+  CHECK(out.binds == BindMap{{"default/q-w-0", "n1"}});
+  for (const char* job : {"default/p-0", "default/p-1", "default/p-2"}) {
+    INFO(job);
+    REQUIRE(out.job_updates.count(job) == 1);
+    CHECK(out.job_updates.at(job).message() == "queue capped: capability cpu 3, allocated 0, needs 4");
+  }
+}
+
 TEST_CASE("allocate: jobs set aside that reported the same reason make no update; one that reported another does") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4,memory=8Gi").Node("n2", "cpu=4,memory=8Gi");
