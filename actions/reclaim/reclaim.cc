@@ -22,10 +22,16 @@ class QueueLedger {
  public:
   explicit QueueLedger(const Session& session)
       : session_(session), held_(session.cluster().queues.size()), smallest_pod_(held_.size()) {
-    for (const JobInfo& job : session.cluster().jobs) {
-      if (job.queue == kNoId) continue;
-      jobs_in_inner_queues_ = jobs_in_inner_queues_ || !session.queue(job.queue).IsLeaf();
-      if (job.HoldsNothing()) continue;  // most of a backlog
+    // With every queue a leaf (most clusters), no job is in an inner one: the jobs are not read.
+    if (std::any_of(session.cluster().queues.begin(), session.cluster().queues.end(),
+                    [](const QueueInfo& q) { return !q.IsLeaf(); })) {
+      for (const JobInfo& job : session.cluster().jobs) {
+        jobs_in_inner_queues_ = jobs_in_inner_queues_ || (job.queue != kNoId && !session.queue(job.queue).IsLeaf());
+      }
+    }
+    for (JobId id : session.LiveJobs()) {  // the others hold nothing
+      const JobInfo& job = session.job(id);
+      if (job.queue == kNoId || job.HoldsNothing()) continue;
       Add(job.queue, HeldRequests(session, job), +1);
       std::optional<Resources>& smallest = smallest_pod_[job.queue];
       for (TaskId t : job.tasks) {

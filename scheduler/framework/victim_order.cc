@@ -88,10 +88,10 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
 
 VictimOrder CollectVictims(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
                            const VictimPolicy& policy, const std::vector<bool>& scalable,
-                           std::vector<std::optional<Candidate>>& candidates) {
+                           Candidates& candidates) {
   VictimOrder order;
   order.reachable = FreeCapacity(session);
-  candidates.resize(session.cluster().jobs.size());
+  candidates.Size(session.cluster().jobs.size());
   std::vector<std::pair<NodeId, TaskId>> on_nodes;
   auto add = [&](const std::vector<TaskId>& tasks) {
     for (TaskId t : tasks) {
@@ -280,7 +280,7 @@ VictimOrderCache::~VictimOrderCache() = default;
 void VictimOrderCache::Clear() {
   entries_->orders.clear();
   entries_->ranked_workers.clear();
-  entries_->candidates.clear();
+  entries_->candidates.Clear();
   entries_->failures.clear();
   entries_->last_failure.reset();
 }
@@ -317,10 +317,8 @@ void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan)
   for (TaskId v : plan.victims) victim_jobs.insert(session.task(v).job);
   // A candidate reads its own job's tasks and phase only (and the hooks, which without budgets
   // answer per task): the plan changed the victims' jobs and the starving job, no other.
-  std::vector<std::optional<victims_internal::Candidate>>& candidates = entries_->candidates;
-  auto forget = [&candidates](JobId job) {
-    if (static_cast<size_t>(job) < candidates.size()) candidates[job].reset();
-  };
+  victims_internal::Candidates& candidates = entries_->candidates;
+  auto forget = [&candidates](JobId job) { candidates.Forget(job); };
   for (JobId job : victim_jobs) forget(job);
   for (const auto& [task, node] : plan.placements) forget(session.task(task).job);
   for (auto it = entries_->orders.begin(); it != entries_->orders.end();) {

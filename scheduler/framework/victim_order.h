@@ -63,6 +63,38 @@ struct Candidate {
   Resources rest_freed;
 };
 
+// The candidates of one action run, per job id, made when first needed. Few of a backlog's jobs
+// are ever asked about (those holding their min), so a slot per job says where its candidate
+// is, instead of a table of every job made and freed in every run.
+class Candidates {
+ public:
+  // Room for jobs of ids below `jobs`.
+  void Size(size_t jobs) {
+    if (slot_.size() < jobs) slot_.resize(jobs, -1);
+  }
+  // The job's candidate, unset when not made yet; valid until another job's is asked for.
+  std::optional<Candidate>& operator[](JobId job) {
+    int32_t& slot = slot_[static_cast<size_t>(job)];
+    if (slot < 0) {
+      slot = static_cast<int32_t>(made_.size());
+      made_.emplace_back();
+    }
+    return made_[static_cast<size_t>(slot)];
+  }
+  // Unmade again (its job changed).
+  void Forget(JobId job) {
+    if (static_cast<size_t>(job) < slot_.size() && slot_[job] >= 0) made_[static_cast<size_t>(slot_[job])].reset();
+  }
+  void Clear() {
+    slot_.clear();
+    made_.clear();
+  }
+
+ private:
+  std::vector<int32_t> slot_;  // per job: its place in made_, or -1
+  std::vector<std::optional<Candidate>> made_;
+};
+
 // Elastic workers ranked from the worker lists of an order: orders of one action run with the same
 // lists (preempt-elastic-workers' for every queue, when all are reclaimable) rank them once. The
 // rank depends on the lists and the session's state, which no plan changes until one is kept.
@@ -73,7 +105,7 @@ using RankedWorkers = std::vector<std::pair<WorkerLists, std::vector<Entry>>>;
 // action run until a plan is kept: a candidate does not depend on the policy's kind.
 VictimOrder CollectVictims(Session& session, const JobInfo& starving, const TaskInfo& preemptor,
                            const VictimPolicy& policy, const std::vector<bool>& scalable,
-                           std::vector<std::optional<Candidate>>& candidates);
+                           Candidates& candidates);
 
 // Whether `node` could take `task` with every entry of the order taken there: a bound, since
 // what the policy admits and what earlier plans took only leave less. Predicates not asked.
@@ -93,7 +125,7 @@ uint64_t ShapesKey(const Session& session, const JobInfo& job, std::pair<int64_t
 struct VictimOrderCache::Entries {
   std::map<std::pair<int64_t, int64_t>, victims_internal::VictimOrder> orders;
   std::vector<int32_t> taken;  // PlanForStarvingJob's scratch, all -1 between plans
-  std::vector<std::optional<victims_internal::Candidate>> candidates;  // shared by the orders until a plan is kept
+  victims_internal::Candidates candidates;  // shared by the orders until a plan is kept
   // Plans that failed before the gang hooks were asked, by order key and the shapes of the
   // unplaced min, and whether they changed task states (and undid them). Until a plan is kept,
   // another starving job of that key and those shapes fails the same way: its plan reads the

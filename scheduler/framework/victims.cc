@@ -387,7 +387,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       return it->second;
     }
     if (!own_order) {
-      std::vector<std::optional<Candidate>> candidates;
+      victims_internal::Candidates candidates;
       own_order = CollectVictims(session, job, preemptor, policy, scalable, candidates);
     }
     return *own_order;
