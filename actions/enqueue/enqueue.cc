@@ -38,7 +38,7 @@ class ClusterHeadroom {
     const SchedulerConfig& config = session.config();
     if (config.HasAction("preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
     // preempt: what lower-priority jobs of the same queue hold.
-    if (config.HasAction("preempt")) by_priority_.emplace(session);
+    if (config.HasAction("preempt")) by_priority_ = HoldingsByPriority::Of(session);
     // reclaim: what reclaimable queues hold beyond their deserved share.
     if (config.HasAction("reclaim")) {
       const size_t queues = session.cluster().queues.size();
@@ -82,7 +82,7 @@ class ClusterHeadroom {
   }
 
   Resources available_;
-  std::optional<HoldingsByPriority> by_priority_;
+  std::shared_ptr<const HoldingsByPriority> by_priority_;
   std::vector<Resources> lent_;                                  // per queue: held beyond deserved
   Resources lent_total_;
 };

@@ -89,7 +89,7 @@ class QueueSharePlugin : public Plugin {
     }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
     // higher priority at admission (spec 3, enqueue).
-    if (session.config().HasAction("preempt")) by_priority_.emplace(session);
+    if (session.config().HasAction("preempt")) by_priority_ = HoldingsByPriority::Of(session);
 
     // Deserved shares top-down: the cluster among the top-level queues, then each parent's
     // deserved among its children, exactly alike.
@@ -408,7 +408,7 @@ class QueueSharePlugin : public Plugin {
   std::vector<bool> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
   uint64_t synced_job_changes_ = 0;
-  std::optional<HoldingsByPriority> by_priority_;  // when preempt runs
+  std::shared_ptr<const HoldingsByPriority> by_priority_;  // when preempt runs
 };
 
 }  // namespace

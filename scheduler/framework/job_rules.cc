@@ -258,6 +258,15 @@ HoldingsByPriority::HoldingsByPriority(const Session& session) : per_queue_(sess
   }
 }
 
+std::shared_ptr<const HoldingsByPriority> HoldingsByPriority::Of(const Session& session) {
+  Session::Memos& memos = session.memos();
+  if (memos.holdings_by_priority == nullptr || memos.holdings_by_priority_version != session.state_version()) {
+    memos.holdings_by_priority = std::make_shared<const HoldingsByPriority>(session);
+    memos.holdings_by_priority_version = session.state_version();
+  }
+  return memos.holdings_by_priority;
+}
+
 const Resources& HoldingsByPriority::Below(QueueId queue, int32_t priority) const {
   const std::vector<std::pair<int32_t, Resources>>& steps = per_queue_[queue];
   // The first step at or above `priority` holds the sum of every priority below it.

@@ -22,6 +22,7 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -200,6 +201,9 @@ inline bool MinPlaced(const Session& session, const JobInfo& job) {
 class HoldingsByPriority {
  public:
   explicit HoldingsByPriority(const Session& session);
+  // The session's, as it is now: made once per session state (proportion at its opening and
+  // enqueue after it most often read the same state).
+  static std::shared_ptr<const HoldingsByPriority> Of(const Session& session);
   // What the jobs of `queue` with a priority below `priority` hold.
   const Resources& Below(QueueId queue, int32_t priority) const;
 

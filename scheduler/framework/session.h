@@ -33,6 +33,8 @@
 
 namespace lahar {
 
+class HoldingsByPriority;  // job_rules.h
+
 // Why a task does not fit a node. `detail` points into stable storage (a taint key, a label),
 // so building a FitResult never allocates.
 enum class FitCode : uint8_t {
@@ -291,6 +293,9 @@ class Session {
     Resources free_capacity;
     std::vector<Resources> free_per_node;
     std::vector<uint64_t> free_node_versions;
+    // HoldingsByPriority::Of, by state_version().
+    std::shared_ptr<const HoldingsByPriority> holdings_by_priority;
+    uint64_t holdings_by_priority_version = UINT64_MAX;
     uint64_t fingerprint_version = UINT64_MAX;
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
   };

@@ -91,7 +91,7 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
                            Candidates& candidates) {
   VictimOrder order;
   order.reachable = FreeCapacity(session);
-  candidates.Size(session.cluster().jobs.size());
+  candidates.Size(session.cluster().jobs.size(), session.LiveJobs().size());
   std::vector<std::pair<NodeId, TaskId>> on_nodes;
   auto add = [&](const std::vector<TaskId>& tasks) {
     for (TaskId t : tasks) {

@@ -68,9 +68,11 @@ struct Candidate {
 // is, instead of a table of every job made and freed in every run.
 class Candidates {
  public:
-  // Room for jobs of ids below `jobs`.
-  void Size(size_t jobs) {
+  // Room for jobs of ids below `jobs`, `asked` of which may be asked about (made without moving
+  // those made before).
+  void Size(size_t jobs, size_t asked) {
     if (slot_.size() < jobs) slot_.resize(jobs, -1);
+    made_.reserve(asked);
   }
   // The job's candidate, unset when not made yet; valid until another job's is asked for.
   std::optional<Candidate>& operator[](JobId job) {
