@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string>
 #include <utility>
@@ -63,7 +62,7 @@ struct Failure {
 //   grows too, until the job's statement is discarded, which undoes only that job's placements.
 class Allocator {
  public:
-  explicit Allocator(Session& session) : session_(session) {}
+  explicit Allocator(Session& session) : session_(session), alike_refusals_(session) {}
 
   void Run() {
     for (const NodeInfo& node : session_.nodes()) {
@@ -297,18 +296,14 @@ class Allocator {
     std::optional<DomainCandidates> where = session_.JobDomains(job, /*for_eviction=*/false);
     if (!where) {
       const std::optional<AlikeKey> alike = AlikeKeyOf(job);
-      if (alike) {
-        if (auto it = alike_refusals_.find(*alike); it != alike_refusals_.end()) {
-          session_.SetSharedWaitReason(job.id, *it->second);
-          return;
-        }
+      if (Session::SharedWaitReason* same = alike ? alike_refusals_.Find(*alike) : nullptr) {
+        session_.SetSharedWaitReason(job.id, *same);
+        return;
       }
       bool placed_nothing = false;
       if (std::optional<WaitReason> why = TryJob(job, &placed_nothing)) {
         if (alike && placed_nothing) {
-          Session::SharedWaitReason& shared = refused_.emplace_back(Session::SharedWaitReason{*std::move(why)});
-          alike_refusals_.emplace(*alike, &shared);
-          session_.SetSharedWaitReason(job.id, shared);
+          session_.SetSharedWaitReason(job.id, alike_refusals_.Remember(*alike, *std::move(why)));
           return;
         }
         Wait(job, *std::move(why));
@@ -369,11 +364,6 @@ class Allocator {
     if (lacking.empty()) return std::nullopt;
     for (TaskId t : lacking) {
       if (session_.task(t).shape == kNoShape) return std::nullopt;
-    }
-    if (alike_version_ != session_.state_version()) {
-      alike_version_ = session_.state_version();
-      alike_refusals_.clear();
-      refused_.clear();
     }
     return AlikeKey{MinShapesHash(session_, job), job.queue, job.priority, job.min_available,
                     static_cast<int32_t>(lacking.size())};
@@ -564,11 +554,7 @@ class Allocator {
   // Numbered shapes SomeNodeTakes found a node for, with the session state it found it in.
   absl::flat_hash_map<Shape, uint64_t, ShapeHash, ShapeEq> taken_in_state_;
   std::vector<DoomedJob> doomed_;  // set aside (SetAsideDoomedJobs)
-  // Refusals of alike jobs (AlikeKeyOf) in the state alike_version_; their reasons in a deque,
-  // whose addresses stay.
-  uint64_t alike_version_ = UINT64_MAX;
-  absl::flat_hash_map<AlikeKey, Session::SharedWaitReason*> alike_refusals_;
-  std::deque<Session::SharedWaitReason> refused_;
+  RefusalsInState<AlikeKey> alike_refusals_;  // of alike jobs (AlikeKeyOf)
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

@@ -1,7 +1,6 @@
 #include "actions/enqueue/enqueue.h"
 
 #include <algorithm>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -107,18 +106,14 @@ class AlikeRefusals {
   };
 
   explicit AlikeRefusals(const Session& session)
-      : session_(session), enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()) {}
+      : session_(session),
+        enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()),
+        numbered_(session),
+        others_(session) {}
 
   // The job's facts when every admission hook judges it by them alone, else nullopt.
   std::optional<Facts> FactsOf(const JobInfo& job) {
     if (!enabled_ || !session_.JudgedByAdmissionFacts(job)) return std::nullopt;
-    // An admission changes the state: what was refused before it may pass after.
-    if (version_ != session_.state_version()) {
-      version_ = session_.state_version();
-      numbered_.clear();
-      others_.clear();
-      refusals_.clear();
-    }
     // Most waiting jobs: their request (AdmissionRequest) is their min, known by its number.
     if (job.min_resources_number != kNoShape && job.allocated.IsZero() && !job.min_resources.IsZero()) {
       return Facts{job.queue, job.priority, job.phase, job.min_resources_number, &job.min_resources, Resources()};
@@ -127,23 +122,13 @@ class AlikeRefusals {
   }
   // The refusal of a job with these facts in the current state, or null.
   Session::SharedWaitReason* Find(const Facts& facts) {
-    if (facts.Numbered()) {
-      auto it = numbered_.find(NumberedKey::Of(facts));
-      return it == numbered_.end() ? nullptr : it->second;
-    }
-    auto it = others_.find(facts);
-    return it == others_.end() ? nullptr : it->second;
+    return facts.Numbered() ? numbered_.Find(NumberedKey::Of(facts)) : others_.Find(facts);
   }
   // Remembers the refusal of a job with these facts, and returns it. Its address is kept while
   // others are added (RefuseAllIfNoneAdmitted holds it).
   Session::SharedWaitReason& Remember(Facts facts, WaitReason refusal) {
-    Session::SharedWaitReason& kept = refusals_.emplace_back(Session::SharedWaitReason{std::move(refusal)});
-    if (facts.Numbered()) {
-      numbered_.try_emplace(NumberedKey::Of(facts), &kept);
-    } else {
-      others_.try_emplace(std::move(facts), &kept);
-    }
-    return kept;
+    if (facts.Numbered()) return numbered_.Remember(NumberedKey::Of(facts), std::move(refusal));
+    return others_.Remember(std::move(facts), std::move(refusal));
   }
 
  private:
@@ -178,10 +163,8 @@ class AlikeRefusals {
 
   const Session& session_;
   const bool enabled_;
-  uint64_t version_ = UINT64_MAX;
-  std::deque<Session::SharedWaitReason> refusals_;
-  absl::flat_hash_map<NumberedKey, Session::SharedWaitReason*> numbered_;
-  absl::flat_hash_map<Facts, Session::SharedWaitReason*, FactsHash, FactsEq> others_;
+  RefusalsInState<NumberedKey> numbered_;
+  RefusalsInState<Facts, FactsHash, FactsEq> others_;
 };
 
 class EnqueueAction : public Action {

@@ -178,6 +178,18 @@ std::vector<std::string> SortedKeys(testing::SessionFixture& s, WaitMemo& memo, 
   return out;
 }
 
+TEST_CASE("what lower priorities hold is made again once a placement moved the session state") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16").Queue("q", 1);
+  b.PriorityClass("low", 1).PriorityClass("high", 9);
+  b.Job("l", {.queue = "q", .tasks = {{"w", 2, "cpu=1"}}, .priority_class = "low"}).Running("l-w-0", "n1");
+  testing::SessionFixture s(b, kConfig);
+  const QueueId q = s.queue("q").id;
+  CHECK(HoldingsByPriority::Of(s.session())->Below(q, 9).Get(kCpu) == 1000);
+  s.Place("default/l-w-1");  // the low job's second pod now holds its cpu too
+  CHECK(HoldingsByPriority::Of(s.session())->Below(q, 9).Get(kCpu) == 2000);
+}
+
 TEST_CASE("what lower priorities of a queue hold is summed strictly below the asking priority") {
   ClusterBuilder b;
   b.Node("n1", "cpu=16").Queue("q", 1).Queue("other", 1);

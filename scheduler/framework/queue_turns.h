@@ -19,8 +19,6 @@ class QueueTurns {
   // sessions' memory keeps.
   QueueTurns(const Session& session, std::string_view action, std::vector<std::vector<JobId>> jobs_of);
 
-  // Whether some queue has jobs left.
-  bool AnyLeft() const { return first_ != kNoId || !queues_.empty(); }
   // The queue whose turn it is, taken out of the order; false when no queue has jobs left. Only
   // that queue's place in the order may change until it is put back.
   bool NextQueue(QueueId& queue);

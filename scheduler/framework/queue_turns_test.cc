@@ -52,7 +52,7 @@ TEST_CASE("queues take turns in queue order, each handing out its jobs in job or
   turns.PutBack(q);
   TakeTheRest(s, turns, handed_out);
   CHECK(handed_out == Names{"default/a-2", "default/a-1", "default/b-1"});
-  CHECK_FALSE(turns.AnyLeft());
+  CHECK_FALSE(turns.NextQueue(q));  // no queue has jobs left
 }
 
 // A queue put back with the session as it took it keeps its turn; one whose job was placed in

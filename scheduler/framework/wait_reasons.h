@@ -2,8 +2,12 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_WAIT_REASONS_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_WAIT_REASONS_H_
 
+#include <deque>
+#include <functional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "api/cluster_info.h"
 #include "api/wait_reason.h"
 #include "scheduler/framework/session.h"
@@ -30,6 +34,43 @@ std::vector<TaskId> ReleasingTasksOn(const Session& session, std::vector<NodeId>
 // in general words naming `limit`.
 WaitReason QueueLimitOrGeneral(const Session& session, QueueCheck check, const JobInfo& job,
                                const Resources& request, std::string_view limit);
+
+// Refusals of jobs alike in `Key`, for the session state they were made in: an action that
+// judges a backlog tells an alike job the refusal made once (Session::SetSharedWaitReason), and
+// forgets them all once the state moves (an admission or placement may let them pass). A
+// refusal's address stays valid while others are added.
+template <typename Key, typename Hash = absl::Hash<Key>, typename Eq = std::equal_to<Key>>
+class RefusalsInState {
+ public:
+  explicit RefusalsInState(const Session& session) : session_(session) {}
+
+  // The refusal of a job alike `key` in the current state, or null.
+  Session::SharedWaitReason* Find(const Key& key) {
+    Sync();
+    auto it = by_key_.find(key);
+    return it == by_key_.end() ? nullptr : it->second;
+  }
+  // Remembers the refusal of a job alike `key` in the current state, and returns it.
+  Session::SharedWaitReason& Remember(Key key, WaitReason refusal) {
+    Sync();
+    Session::SharedWaitReason& kept = reasons_.emplace_back(Session::SharedWaitReason{std::move(refusal)});
+    by_key_.try_emplace(std::move(key), &kept);
+    return kept;
+  }
+
+ private:
+  void Sync() {
+    if (version_ == session_.state_version()) return;
+    version_ = session_.state_version();
+    by_key_.clear();
+    reasons_.clear();
+  }
+
+  const Session& session_;
+  uint64_t version_ = UINT64_MAX;
+  std::deque<Session::SharedWaitReason> reasons_;
+  absl::flat_hash_map<Key, Session::SharedWaitReason*, Hash, Eq> by_key_;
+};
 
 }  // namespace lahar
 
