@@ -15,6 +15,7 @@
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/queue_turns.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/victims.h"
 #include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
@@ -25,14 +26,9 @@ namespace {
 class ClusterHeadroom {
  public:
   explicit ClusterHeadroom(const Session& session) {
-    for (const NodeInfo& node : session.cluster().nodes) {
-      if (!node.schedulable) continue;
-      // Idle, plus what releasing pods will free, minus what is promised to pipelined tasks.
-      // A node overcommitted by other schedulers' pods frees nothing (and takes nothing away).
-      Resources free = node.FutureIdle();
-      free.ClampNegativeToZero();
-      available_ += free;
-    }
+    // Per node: idle, plus what releasing pods will free, minus what is promised to pipelined
+    // tasks. A node overcommitted by other schedulers' pods frees nothing (and takes nothing away).
+    available_ = FreeCapacity(session);
     // Elastic workers count as reclaimable: preempt-elastic-workers can take them back.
     const SchedulerConfig& config = session.config();
     if (config.HasAction("preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);

@@ -1,5 +1,7 @@
 #include "scheduler/framework/wait_memo.h"
 
+#include <algorithm>
+
 namespace lahar {
 
 const WaitMemo::FruitlessRun* WaitMemo::Find(std::string_view action, uint64_t fingerprint, Millis now) const {
@@ -29,7 +31,10 @@ WaitMemo::JobWorkers& WaitMemo::JobWorkersOf(uint64_t key) {
 void WaitMemo::SessionEnded() {
   const uint64_t stale_before = sessions_ - 1;  // neither this session nor the last asked
   absl::erase_if(pending_min_, [&](const auto& entry) { return entry.second.asked < stale_before; });
-  absl::erase_if(workers_, [&](const auto& entry) { return entry.second.asked < stale_before; });
+  if (sessions_ % kWorkersKeptSessions == 0) {
+    const uint64_t workers_stale_before = sessions_ - std::min(sessions_, kWorkersKeptSessions);
+    absl::erase_if(workers_, [&](const auto& entry) { return entry.second.asked < workers_stale_before; });
+  }
   ++sessions_;
 }
 

@@ -79,9 +79,12 @@ class WaitMemo {
     std::vector<int32_t> offsets;
     uint64_t asked = 0;  // the session that last asked
   };
-  // The entry of `key`, empty (not known) when neither this session nor the last made one; valid
-  // until the next call.
+  // The entry of `key`, empty (not known) when no session made one in the last
+  // kWorkersKeptSessions or so; valid until the next call.
   JobWorkers& JobWorkersOf(uint64_t key);
+  // A running job's workers are asked about only in the sessions that judge a backlog, which are
+  // often far apart: an entry is kept for this many sessions without being asked, swept as often.
+  static constexpr uint64_t kWorkersKeptSessions = 64;
   // A node's part of the evicting runs' fingerprint (PlanUnlessFruitless), made when no session
   // had changed the node since it was laid out, by place: valid while the node object and the
   // cache's count of what its pods hold are the same (NodeInfo::version, held_version), as
@@ -92,8 +95,15 @@ class WaitMemo {
     uint64_t hash = 0;
   };
   std::vector<NodePart>& node_parts() { return node_parts_; }
-  // Ends a session: entries neither it nor the one before asked for are dropped (their jobs
-  // changed or went).
+  // A node's part of FreeCapacity, made and valid as a NodePart is: what the cluster can still
+  // promise is summed from the nodes that changed, not from every node in each session.
+  struct NodeFree {
+    uint64_t version = 0;
+    uint64_t held_version = 0;  // 0: none made
+    Resources free;
+  };
+  std::vector<NodeFree>& node_free() { return node_free_; }
+  // Ends a session: entries no recent session asked for are dropped (their jobs changed or went).
   void SessionEnded();
 
   // Runs skipped and runs tried in full (with a fingerprint), for benchmarks.
@@ -109,6 +119,7 @@ class WaitMemo {
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
   std::vector<NodePart> node_parts_;
+  std::vector<NodeFree> node_free_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
