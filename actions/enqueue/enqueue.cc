@@ -12,10 +12,10 @@
 #include "api/state_hash.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/queue_turns.h"
 #include "scheduler/framework/session.h"
-#include "scheduler/framework/victims.h"
 #include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {

@@ -8,6 +8,7 @@
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "api/strings.h"
+#include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/statement.h"

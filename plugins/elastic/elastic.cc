@@ -8,6 +8,7 @@
 #include "api/log.h"
 #include "api/status_macros.h"
 #include "plugins/elastic/goodput.h"
+#include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/session.h"
 
@@ -243,16 +244,7 @@ class ElasticPlugin : public Plugin {
   }
 
   const Resources& ClusterIdle() {
-    if (!idle_) {
-      Resources idle;
-      for (const NodeInfo& node : session_->cluster().nodes) {
-        if (!node.schedulable) continue;
-        Resources free = node.Idle();
-        free.ClampNegativeToZero();
-        idle += free;
-      }
-      idle_ = std::move(idle);
-    }
+    if (!idle_) idle_ = IdleCapacity(*session_);
     return *idle_;
   }
 

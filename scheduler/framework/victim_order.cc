@@ -6,6 +6,7 @@
 
 #include "api/log.h"
 #include "api/state_hash.h"
+#include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
 
 namespace lahar {

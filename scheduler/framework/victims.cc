@@ -12,6 +12,7 @@
 #include "api/state_hash.h"
 #include "api/strings.h"
 #include "api/topology.h"
+#include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/victim_order.h"
 #include "scheduler/framework/wait_reasons.h"
@@ -326,55 +327,6 @@ void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resource
     free += now;
     free -= before;
   }
-}
-
-Resources FreeCapacity(const Session& session) {
-  Session::Memos& memos = session.memos();
-  const std::vector<NodeInfo>& nodes = session.cluster().nodes;
-  if (memos.free_node_versions.size() != nodes.size()) {
-    memos.free_capacity = Resources();
-    memos.free_per_node.assign(nodes.size(), Resources());
-    memos.free_node_versions.assign(nodes.size(), UINT64_MAX);
-  }
-  // A node no session changed since the cache counted what its pods hold (the cache's versions
-  // say so) has its part as the last session that read it made it, kept in the sessions' memory:
-  // what the cluster can still promise is not counted from every node in each session.
-  WaitMemo* memo = session.wait_memo();
-  std::vector<WaitMemo::NodeFree>* carried = memo != nullptr && memo->enabled() ? &memo->node_free() : nullptr;
-  if (carried != nullptr) carried->resize(nodes.size());
-  auto carries = [&](const NodeInfo& node, uint64_t version) {
-    return carried != nullptr && version == 0 && node.held_version != 0;
-  };
-  // Every change to a node (task states, held resources) moves its version.
-  for (size_t id = 0; id < nodes.size(); ++id) {
-    uint64_t& counted = memos.free_node_versions[id];
-    const uint64_t version = session.node_version(static_cast<NodeId>(id));
-    if (counted == version) continue;
-    const NodeInfo& node = nodes[id];
-    if (counted != UINT64_MAX) {  // its part as last counted, which this one replaces
-      memos.free_capacity -= carries(node, counted) ? (*carried)[id].free : memos.free_per_node[id];
-    }
-    counted = version;
-    Resources* part = &memos.free_per_node[id];
-    if (carries(node, version)) {
-      WaitMemo::NodeFree& kept = (*carried)[id];
-      part = &kept.free;
-      if (kept.version == node.version && kept.held_version == node.held_version) {
-        memos.free_capacity += *part;
-        continue;
-      }
-      kept.version = node.version;
-      kept.held_version = node.held_version;
-    }
-    if (node.schedulable) {
-      *part = node.FutureIdle();
-      part->ClampNegativeToZero();
-    } else {
-      part->SetZero();
-    }
-    memos.free_capacity += *part;
-  }
-  return memos.free_capacity;
 }
 
 VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_id, const VictimPolicy& policy,

@@ -220,8 +220,6 @@ std::string EvictionReason(std::string_view verb, const JobInfo& starving);
 // The inverse: {verb, "namespace/job"}; the job is empty for a reason of another form.
 std::pair<std::string_view, std::string_view> SplitEvictionReason(std::string_view reason);
 
-// Free capacity on schedulable nodes (idle and releasing, less promises), clamped at zero.
-Resources FreeCapacity(const Session& session);
 // FreeCapacity after `plan` was committed, from `free` before it: only the nodes it touched.
 void UpdateFreeCapacity(const Session& session, const VictimPlan& plan, Resources& free);
 

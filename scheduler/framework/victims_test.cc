@@ -246,64 +246,6 @@ TEST_CASE("orders of two keys with the same elastic workers give the plans fresh
   CHECK(shared2.placements == fresh2.placements);
 }
 
-TEST_CASE("free capacity follows task changes, held resources and their release, and undone changes") {
-  ClusterBuilder b;
-  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
-  b.Job("a", {.tasks = {{"w", 1, "cpu=1"}}});
-  testing::SessionFixture s(b, kConfig);
-  Session& session = s.session();
-  CHECK(FreeCapacity(session).Get(kCpu) == 8000);
-  Resources two;
-  two.Set(kCpu, 2000);
-  session.HoldResources(0, two);
-  CHECK(FreeCapacity(session).Get(kCpu) == 6000);
-  {
-    Statement statement(session);
-    statement.Allocate(s.task("default/a-w-0").id, 1);
-    CHECK(FreeCapacity(session).Get(kCpu) == 5000);
-    statement.Discard();
-  }
-  CHECK(FreeCapacity(session).Get(kCpu) == 6000);  // the state it was, under its old version
-  session.ReleaseHeldResources(0, two);
-  CHECK(FreeCapacity(session).Get(kCpu) == 8000);
-}
-
-TEST_CASE("free capacity of nodes as laid out comes from the sessions' memory until their pods change") {
-  ClusterBuilder b;
-  b.Node("n1", "cpu=4").Node("n2", "cpu=4");
-  b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
-  b.Running("a-w-0", "n1");
-  WaitMemo memo;
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
-    CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
-    REQUIRE(memo.node_free().size() == 2);
-    // As if another answer had been made for n1: the next session must read it.
-    memo.node_free()[s.node("n1").id].free.Set(kCpu, 1000);
-  }
-  memo.SessionEnded();
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
-    CHECK(FreeCapacity(s.session()).Get(kCpu) == 5000);
-    // A node the session changes is counted afresh, and what it carried is not changed.
-    Statement statement(s.session());
-    statement.Allocate(s.task("default/a-w-1").id, s.node("n1").id);
-    CHECK(FreeCapacity(s.session()).Get(kCpu) == 6000);
-    statement.Discard();  // undone, but under a new version: still counted afresh
-    CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
-    CHECK(memo.node_free()[s.node("n1").id].free.Get(kCpu) == 1000);
-  }
-  memo.SessionEnded();
-  b.Running("a-w-1", "n1");  // the cache counts n1's pods again: its part is made afresh
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
-    CHECK(FreeCapacity(s.session()).Get(kCpu) == 6000);
-  }
-}
-
 TEST_CASE("which jobs may scale follows a scaling within the session") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

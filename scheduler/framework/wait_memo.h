@@ -95,12 +95,13 @@ class WaitMemo {
     uint64_t hash = 0;
   };
   std::vector<NodePart>& node_parts() { return node_parts_; }
-  // A node's part of FreeCapacity, made and valid as a NodePart is: what the cluster can still
-  // promise is summed from the nodes that changed, not from every node in each session.
+  // A node's parts of FreeCapacity and IdleCapacity (capacity.h), made and valid as a NodePart
+  // is: what the cluster can still take is summed from parts, not counted anew in each session.
   struct NodeFree {
     uint64_t version = 0;
     uint64_t held_version = 0;  // 0: none made
     Resources free;
+    Resources idle;
   };
   std::vector<NodeFree>& node_free() { return node_free_; }
   // Ends a session: entries no recent session asked for are dropped (their jobs changed or went).
