@@ -204,6 +204,10 @@ class QueueSharePlugin : public Plugin {
   // Starts counting an admitted job's promise in its queue's inqueue.
   void Count(const JobInfo& job) {
     counted_[job.id] = true;
+    // Most admitted jobs hold their min already: promised nothing, which an empty sum says.
+    if (job.Count(TaskStatus::kPipelined) == 0 && !job.HoldsNothing() && job.min_resources.LessEqual(job.allocated)) {
+      return;
+    }
     promised_[job.id] = Promise(job.id);
     queues_[job.queue].inqueue += promised_[job.id];
   }

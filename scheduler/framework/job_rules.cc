@@ -243,18 +243,25 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
 }
 
 HoldingsByPriority::HoldingsByPriority(const Session& session) : per_queue_(session.cluster().queues.size()) {
-  std::vector<std::map<int32_t, Resources>> held(per_queue_.size());
+  // First what each priority holds, found by a scan: a queue's jobs have few priorities.
   for (JobId id : session.LiveJobs()) {  // the others hold nothing
     const JobInfo& job = session.job(id);
-    if (job.queue != kNoId && !job.allocated.IsZero()) held[job.queue][job.priority] += job.allocated;
+    if (job.queue == kNoId || job.allocated.IsZero()) continue;
+    std::vector<std::pair<int32_t, Resources>>& held = per_queue_[job.queue];
+    auto it = std::find_if(held.begin(), held.end(), [&](const auto& step) { return step.first == job.priority; });
+    if (it == held.end()) it = held.insert(held.end(), {job.priority, Resources()});
+    it->second += job.allocated;
   }
-  for (size_t q = 0; q < held.size(); ++q) {
+  // Then, by ascending priority, what the priorities below each hold.
+  for (std::vector<std::pair<int32_t, Resources>>& steps : per_queue_) {
+    std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     Resources below;
-    for (const auto& [priority, amount] : held[q]) {
-      per_queue_[q].emplace_back(priority, below);
-      below += amount;
+    for (auto& [priority, amount] : steps) {
+      Resources held = std::move(amount);
+      amount = below;
+      below += held;
     }
-    per_queue_[q].emplace_back(INT32_MAX, below);  // below any priority above the highest held
+    steps.emplace_back(INT32_MAX, std::move(below));  // below any priority above the highest held
   }
 }
 
