@@ -184,12 +184,9 @@ class Allocator {
       }
       auto [it, inserted] = fits_nowhere.try_emplace(shape, false);
       if (!inserted) return it->second;
-      // A search of its own, which leaves the actions' shared search state as it was.
-      Session::NodeSearch probe;
-      bool none = session_.FindBestNode(task, Placement::kIdle, /*elastic=*/false, nullptr, &probe) == kNoId;
-      if (none && any_releasing_) {
-        none = session_.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, nullptr, &probe) == kNoId;
-      }
+      // Whether a search would find a node, which leaves the actions' shared search state as it was.
+      bool none = !session_.SomeNodeFits(task, Placement::kIdle);
+      if (none && any_releasing_) none = !session_.SomeNodeFits(task, Placement::kFutureIdle);
       if (none) {
         Failure failure;
         failure.errors.emplace();

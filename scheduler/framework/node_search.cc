@@ -169,6 +169,20 @@ NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo&
   return best;
 }
 
+bool Session::SomeNodeFits(const TaskInfo& task, Placement placement) {
+  auto fits = [&](const NodeInfo& node) {
+    return ResourceFit(task, node, placement).ok() && Predicate(task, node).ok();
+  };
+  if (const std::vector<NodeId>* scope = job_scope_[task.job]) {
+    return std::any_of(scope->begin(), scope->end(), [&](NodeId id) { return fits(cluster_.nodes[id]); });
+  }
+  uint64_t* no_room = NoRoomEntry(task, placement);
+  if (no_room != nullptr && *no_room == free_epoch_ + 1) return false;
+  if (std::any_of(cluster_.nodes.begin(), cluster_.nodes.end(), fits)) return true;
+  if (no_room != nullptr) *no_room = free_epoch_ + 1;
+  return false;
+}
+
 uint64_t* Session::NoRoomEntry(const TaskInfo& task, Placement placement) const {
   if (task.shape == kNoShape) return nullptr;
   const size_t index = static_cast<size_t>(task.shape) * 4 + (task.gated ? 2 : 0) +

@@ -420,6 +420,10 @@ class Session {
   // `search` replaces the session's own search state (see NodeSearch).
   NodeId FindBestNode(const TaskInfo& task, Placement placement, bool elastic = false,
                       FitErrors* errors = nullptr, NodeSearch* search = nullptr);
+  // Whether FindBestNode(task, placement) would find a node, without ranking any: the first node
+  // that fits ends the scan. Leaves the same trace on the session as that search (where no node
+  // has room, the next search need not look), and none on the actions' shared search state.
+  bool SomeNodeFits(const TaskInfo& task, Placement placement);
   void set_node_search_options(const NodeSearchOptions& options) { search_options_ = options; }
 
   // ---- Mutation (from Statement) ----

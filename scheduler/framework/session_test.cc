@@ -9,6 +9,7 @@
 #include "scheduler/framework/statement.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/default_tiers.h"
+#include "test/testing/session_fixture.h"
 
 namespace lahar {
 namespace {
@@ -278,6 +279,22 @@ TEST_CASE("fit errors count each shortage by resource, most nodes first, and nam
   errors.AddTooLittle(kNvidiaGpu, 8);
   CHECK(errors.MostShort()->resource == kNvidiaGpu);
   CHECK(errors.MostShort()->need == 8);
+}
+
+TEST_CASE("some node fits exactly when a search finds one: room and the plugins' predicates both") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=2").Node("n2", "cpu=4", {{"zone", "a"}});
+  b.Job("small", {.tasks = {{"w", 1, "cpu=3"}}});
+  b.Job("big", {.tasks = {{"w", 1, "cpu=5"}}});
+  b.Job("picky", {.tasks = {{"w", 1, "cpu=1", 0, "", {{"zone", "b"}}}}});
+  testing::SessionFixture s(b, kConfig);
+  CHECK(s->SomeNodeFits(s.task("default/small-w-0"), Placement::kIdle));
+  CHECK_FALSE(s->SomeNodeFits(s.task("default/big-w-0"), Placement::kIdle));
+  CHECK_FALSE(s->SomeNodeFits(s.task("default/picky-w-0"), Placement::kIdle));  // room, on no node it selects
+  for (const char* key : {"default/small-w-0", "default/big-w-0", "default/picky-w-0"}) {
+    const TaskInfo& task = s.task(key);
+    CHECK(s->SomeNodeFits(task, Placement::kIdle) == (s->FindBestNode(task, Placement::kIdle) != kNoId));
+  }
 }
 
 TEST_CASE("a job is judged by its admission facts only when every admission hook says it may be") {
