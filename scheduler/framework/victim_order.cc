@@ -125,15 +125,19 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     }
   }
   order.has_workers = !order.worker_lists.empty();
-  std::sort(on_nodes.begin(), on_nodes.end());
-  order.bound_index.assign(session.nodes().size(), -1);
+  // The nodes that hold candidates get their bounds in node order, marked first (no sort).
+  std::vector<int32_t>& index = order.bound_index;
+  index.assign(session.nodes().size(), -1);
+  for (const auto& [node, task] : on_nodes) index[node] = 0;
+  for (size_t node = 0; node < index.size(); ++node) {
+    if (index[node] < 0) continue;
+    index[node] = static_cast<int32_t>(order.node_bounds.size());
+    order.node_bounds.push_back({static_cast<NodeId>(node), {}, 0});
+  }
   for (const auto& [node, task] : on_nodes) {
-    if (order.node_bounds.empty() || order.node_bounds.back().node != node) {
-      order.bound_index[node] = static_cast<int32_t>(order.node_bounds.size());
-      order.node_bounds.push_back({node, {}, 0});
-    }
-    order.node_bounds.back().freed += session.task(task).request;
-    ++order.node_bounds.back().pods;
+    VictimOrder::NodeBound& bound = order.node_bounds[index[node]];
+    bound.freed += session.task(task).request;
+    ++bound.pods;
   }
   return order;
 }
@@ -143,8 +147,19 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
   if (index < 0) return false;
   const VictimOrder::NodeBound& bound = order.node_bounds[index];
   const NodeInfo& node = session.node(id);
-  return node.schedulable && node.FuturePodSlots() + bound.pods > 0 &&
-         task.request.FitsIn(node.FutureIdle() + bound.freed);
+  if (!node.schedulable || node.FuturePodSlots() + bound.pods <= 0) return false;
+  // task.request.FitsIn(node.FutureIdle() + bound.freed), without making the sum: most nodes
+  // are asked about for most tasks.
+  const Resources& want = task.request;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const int64_t amount = want.data()[i];
+    if (amount <= 0) continue;
+    const auto r = static_cast<ResourceId>(i);
+    const int64_t room = node.allocatable.Get(r) - node.used.Get(r) + node.releasing.Get(r) - node.pipelined.Get(r) +
+                         bound.freed.Get(r);
+    if (amount > room) return false;
+  }
+  return true;
 }
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
