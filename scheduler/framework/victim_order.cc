@@ -75,6 +75,7 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
   for (size_t i = 0; i < offered_workers; ++i) {
     if (protected_task(placed[i])) break;  // the ones after it may only go after it
     candidate.workers.push_back(placed[i]);
+    candidate.workers_freed += session.task(placed[i]).request;
   }
   if (!whole) return candidate;
   candidate.whole_allowed = !busy && std::none_of(placed.begin(), placed.end(), protected_task);
@@ -94,10 +95,10 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
   order.reachable = FreeCapacity(session);
   candidates.Size(session.cluster().jobs.size(), session.LiveJobs().size());
   std::vector<std::pair<NodeId, TaskId>> on_nodes;
-  auto add = [&](const std::vector<TaskId>& tasks) {
+  auto add = [&](const std::vector<TaskId>& tasks, const Resources& freed) {
+    order.reachable += freed;
     for (TaskId t : tasks) {
       const TaskInfo& task = session.task(t);
-      order.reachable += task.request;
       if (task.node != kNoId) on_nodes.emplace_back(task.node, t);
     }
   };
@@ -117,11 +118,11 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
       order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
                                   candidate->rest_freed, true});
-      add(candidate->rest);
+      add(candidate->rest, candidate->rest_freed);
     }
     if (!candidate->workers.empty()) {
       order.worker_lists.emplace(job.id, candidate->workers);
-      add(candidate->workers);
+      add(candidate->workers, candidate->workers_freed);
     }
   }
   order.has_workers = !order.worker_lists.empty();

@@ -57,6 +57,7 @@ struct VictimOrder {
 struct Candidate {
   bool eligible = false;  // preemptable, its min placed, elastic-eligible
   std::vector<TaskId> workers;
+  Resources workers_freed;     // what the workers request, summed once for every order made
   bool whole_known = true;     // false: made for a policy that takes workers only; no whole part
   bool whole_allowed = false;  // none protected, none placed in this session
   std::vector<TaskId> rest;
