@@ -38,24 +38,28 @@ TEST_CASE("free capacity follows task changes, held resources and their release,
   CHECK(FreeCapacity(session).Get(kCpu) == 8000);
 }
 
+// Runs `body` in a session of `b` that reads and leaves the sessions' memory `memo`, then ends it.
+template <typename Body>
+void InSession(const ClusterBuilder& b, WaitMemo& memo, Body body) {
+  testing::SessionFixture s(b, kConfig);
+  s->set_wait_memo(&memo);
+  body(s);
+  memo.SessionEnded();
+}
+
 TEST_CASE("free capacity of nodes as laid out comes from the sessions' memory until their pods change") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4").Node("n2", "cpu=4");
   b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Running("a-w-0", "n1");
   WaitMemo memo;
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
+  InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
     REQUIRE(memo.node_free().size() == 2);
     // As if another answer had been made for n1: the next session must read it.
     memo.node_free()[s.node("n1").id].free.Set(kCpu, 1000);
-  }
-  memo.SessionEnded();
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
+  });
+  InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 5000);
     // A node the session changes is counted afresh, and what it carried is not changed.
     Statement statement(s.session());
@@ -64,14 +68,11 @@ TEST_CASE("free capacity of nodes as laid out comes from the sessions' memory un
     statement.Discard();  // undone, but under a new version: still counted afresh
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
     CHECK(memo.node_free()[s.node("n1").id].free.Get(kCpu) == 1000);
-  }
-  memo.SessionEnded();
+  });
   b.Running("a-w-1", "n1");  // the cache counts n1's pods again: its part is made afresh
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
+  InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 6000);
-  }
+  });
 }
 
 TEST_CASE("idle capacity counts what nodes hold now, not what releasing pods will free") {
@@ -80,22 +81,19 @@ TEST_CASE("idle capacity counts what nodes hold now, not what releasing pods wil
   b.Job("a", {.tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Running("a-w-0", "n1").Running("a-w-1", "n2");
   WaitMemo memo;
-  {
-    testing::SessionFixture s(b, kConfig);
-    s->set_wait_memo(&memo);
+  InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(IdleCapacity(s.session()).Get(kCpu) == 6000);
     // As if another answer had been made for n1: the next session must read it.
     memo.node_free()[s.node("n1").id].idle.Set(kCpu, 1000);
-  }
-  memo.SessionEnded();
-  testing::SessionFixture s(b, kConfig);
-  s->set_wait_memo(&memo);
-  CHECK(IdleCapacity(s.session()).Get(kCpu) == 4000);
-  Statement statement(s.session());
-  statement.Evict(s.task("default/a-w-1").id, "test");  // releasing: free later, not idle now
-  CHECK(IdleCapacity(s.session()).Get(kCpu) == 4000);
-  CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
-  statement.Discard();
+  });
+  InSession(b, memo, [&](testing::SessionFixture& s) {
+    CHECK(IdleCapacity(s.session()).Get(kCpu) == 4000);
+    Statement statement(s.session());
+    statement.Evict(s.task("default/a-w-1").id, "test");  // releasing: free later, not idle now
+    CHECK(IdleCapacity(s.session()).Get(kCpu) == 4000);
+    CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
+    statement.Discard();
+  });
 }
 
 }  // namespace

@@ -417,10 +417,7 @@ const std::vector<JobId>& StarvingJobIds(const Session& session) {
   memo.ids.clear();
   for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
     const JobInfo& job = session.job(id);
-    // Most live jobs: at their min already, with no role to reach, they lack no task.
-    if (job.min_task_member.empty() && job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available) {
-      continue;
-    }
+    if (MinHadByCount(job)) continue;  // most live jobs: they lack no task
     if (!ElasticEligible(session, job)) continue;
     const std::vector<TaskId>* missing = UnplacedMinTasks(session, job);
     if (missing == nullptr) continue;

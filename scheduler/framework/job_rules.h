@@ -185,6 +185,11 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
 // Enough ready tasks (placed or succeeded) for the job's min, roles aside: what MinPlaced asks
 // first, a count cheap enough to pass over a backlog with.
 inline bool MinReadyByCount(const JobInfo& job) { return job.ReadyCount() >= job.min_available; }
+// The job lacks no task of its min, seen from its counts alone: ready and pipelined tasks reach
+// min_available and no role has a minimum of its own (TasksToReachMin is then empty).
+inline bool MinHadByCount(const JobInfo& job) {
+  return job.min_task_member.empty() && job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available;
+}
 
 // The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks
 // (gang) agree. Pipelined tasks do not count: they are promises, not pods.
