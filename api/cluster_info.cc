@@ -15,13 +15,6 @@ std::string_view TaskStatusName(TaskStatus status) {
   return kNames[static_cast<size_t>(status)];
 }
 
-int32_t JobInfo::PlacedCount() const {
-  return Count(TaskStatus::kAllocated) + Count(TaskStatus::kBinding) + Count(TaskStatus::kBound) +
-         Count(TaskStatus::kRunning);
-}
-
-int32_t JobInfo::ReadyCount() const { return PlacedCount() + Count(TaskStatus::kSucceeded); }
-
 void ClusterSnapshot::RecountJob(JobInfo& job) const {
   job.status_count.fill(0);
   job.allocated = Resources();

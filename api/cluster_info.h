@@ -135,9 +135,13 @@ struct JobInfo {
 
   std::string key() const { return namespace_ + "/" + name; }
   int32_t Count(TaskStatus s) const { return status_count[static_cast<size_t>(s)]; }
-  // Placed tasks plus succeeded ones: what gang readiness counts.
-  int32_t ReadyCount() const;
-  int32_t PlacedCount() const;
+  // Placed tasks plus succeeded ones: what gang readiness counts. Inline: asked of every job of
+  // a backlog by most passes.
+  int32_t ReadyCount() const { return PlacedCount() + Count(TaskStatus::kSucceeded); }
+  int32_t PlacedCount() const {
+    return Count(TaskStatus::kAllocated) + Count(TaskStatus::kBinding) + Count(TaskStatus::kBound) +
+           Count(TaskStatus::kRunning);
+  }
   // No task placed, pipelined or releasing: the job holds, and is promised, nothing on any node.
   bool HoldsNothing() const {
     return PlacedCount() == 0 && Count(TaskStatus::kPipelined) == 0 && Count(TaskStatus::kReleasing) == 0;
@@ -160,6 +164,18 @@ inline void CountTask(const TaskInfo& task, int sign, JobInfo& job) {
     if (placed) job.allocated -= task.request;
     if (unfinished) job.request -= task.request;
   }
+}
+
+// What the job asks of its queue (the request that caps its queue's deserved share): its
+// unfinished pods' requests; while it has fewer pods than its min, at least its minResources,
+// because operators (Volcano's job controller, Kubeflow's training-operator) create a job's pods
+// only once its PodGroup is admitted, and admission must see the demand to weigh reclaim for it.
+// `pods`: the job's pods, finished ones included (its tasks, or a cache's block before they are
+// laid out). The request itself when it is the demand (no copy), else `grown`, made to hold it.
+inline const Resources& JobDemand(const JobInfo& job, size_t pods, Resources& grown) {
+  if (static_cast<int64_t>(pods) >= job.min_available) return job.request;
+  grown = job.request.Max(job.min_resources);
+  return grown;
 }
 
 // A job's fulfillment score (spec 2): (ready - min) / (max - min), exactly 1 when max <= min. Kept
@@ -243,6 +259,10 @@ struct ClusterSnapshot {
   // Pods (ns/name) whose eviction the apiserver refused lately: never victims until it passes.
   std::set<std::string, std::less<>> eviction_refused;
   Resources total_allocatable;  // over schedulable nodes
+  // Per queue id: JobDemand summed over the queue's own jobs (not its children's), as the cache
+  // kept it while jobs came and went, so that a session does not sum a backlog it leaves alone.
+  // Empty in a snapshot made another way: then the jobs are summed.
+  std::vector<Resources> queue_demand;
   // The HyperNodes resolved against `nodes` (spec 3.3); null when the cluster has none.
   std::shared_ptr<const Topology> topology;
   // Per job: the cache's build of the job it was laid out from (0: none). A snapshot built over

@@ -155,8 +155,11 @@ Resources Resources::Min(const Resources& other) const {
 }
 
 void Resources::MinWith(const Resources& other) {
-  if (other.amounts_.size() > amounts_.size()) amounts_.resize(other.amounts_.size(), 0);
-  for (size_t i = 0; i < amounts_.size(); ++i) amounts_[i] = std::min(amounts_[i], other.Get(static_cast<ResourceId>(i)));
+  const size_t n_other = other.amounts_.size();
+  if (n_other > amounts_.size()) amounts_.resize(n_other, 0);
+  int64_t* mine = amounts_.data();
+  const int64_t* theirs = other.amounts_.data();
+  for (size_t i = 0, n = amounts_.size(); i < n; ++i) mine[i] = std::min(mine[i], i < n_other ? theirs[i] : 0);
 }
 
 void Resources::ClampNegativeToZero() {

@@ -132,6 +132,9 @@ class ClusterCache {
     uint64_t resolved = 0;
     QueueId queue_id = kNoId;
     int32_t priority = 0;
+    // What this build added to its queue's demand (CountDemand), and under which queue name.
+    Resources demand;
+    std::string demand_queue;
   };
 
   // What a node offers pods: its allocatable, pods apart (they are counted, not summed), or
@@ -153,6 +156,9 @@ class ClusterCache {
   }
   void MarkAllDirty() { all_dirty_ = true; }
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
+  // Adds (sign +1, remembered in the block) or removes (-1) what the block's job asks of its
+  // queue to or from demand_by_queue_.
+  void CountDemand(JobBlock& block, int sign) const;
 
   CacheOptions options_;
   // What pods hold on a node (placed or releasing), ours and other schedulers': a job block's
@@ -212,6 +218,9 @@ class ClusterCache {
     int32_t laid_at = -1;
     bool holds_nodes = false;       // some task names a node: its node's usage is summed anew each time
     bool reported_changed = false;  // NoteWaitReported changed the block since the last snapshot
+    // When last laid out, a task of it named a node that is gone (the task failed there, so the
+    // job's request, and its demand, are not its block's).
+    bool node_gone = false;
   };
   // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.
@@ -221,6 +230,9 @@ class ClusterCache {
   // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;
+  // Per queue name: JobDemand summed over the laid-out jobs that name it (ClusterSnapshot::
+  // queue_demand), kept as blocks are rebuilt.
+  mutable std::map<std::string, Resources, std::less<>> demand_by_queue_;
   // Adds (sign +1) or takes away (-1) one pod to or from the sums of the node it names.
   void CountOnNode(const std::string& node_name, const Resources& request, const Resources& limit,
                    bool releasing, int sign) const;

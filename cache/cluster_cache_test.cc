@@ -320,6 +320,93 @@ TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not 
   }
 }
 
+TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come, change and go") {
+  ClusterCache cache;
+  AddNode(cache, "n1", 64000);
+  AddNode(cache, "n2", 64000);
+  Queue research;
+  research.meta.name = "research";
+  cache.UpsertQueue(research);
+  // A PodGroup job of `pods` pods of 1 cpu, minMember `min`, minResources 8 cpu; pods from
+  // `first_placed` on run on n2.
+  auto add_job = [&](const std::string& name, const std::string& queue, int pods, int min, int first_placed) {
+    PodGroup group;
+    group.meta.name = name;
+    group.meta.namespace_ = "default";
+    group.meta.uid = "g-" + name;
+    group.queue = queue;
+    group.min_member = min;
+    group.min_resources.Set(kCpu, 8000);
+    cache.UpsertPodGroup(group);
+    for (int i = 0; i < pods; ++i) {
+      Pod pod = LonePod(name + "-w-" + std::to_string(i));
+      pod.meta.annotations[kGroupNameAnnotation] = name;
+      pod.requests.Set(kCpu, 1000);
+      if (i >= first_placed) {
+        pod.node_name = "n2";
+        pod.phase = PodPhase::kRunning;
+      }
+      cache.UpsertPod(pod);
+    }
+  };
+  // What summing the snapshot's jobs gives, per queue name (a name with none: no entry).
+  auto summed = [](const ClusterSnapshot& snap) {
+    std::map<std::string, int64_t> cpu;
+    for (const JobInfo& job : snap.jobs) {
+      if (job.queue == kNoId) continue;
+      Resources grown;
+      cpu[snap.queues[job.queue].name] += JobDemand(job, job.tasks.size(), grown).Get(kCpu);
+    }
+    return cpu;
+  };
+  auto kept = [](const ClusterSnapshot& snap) {
+    std::map<std::string, int64_t> cpu;
+    REQUIRE(snap.queue_demand.size() == snap.queues.size());
+    for (const QueueInfo& queue : snap.queues) {
+      if (snap.queue_demand[queue.id].Get(kCpu) != 0) cpu[queue.name] = snap.queue_demand[queue.id].Get(kCpu);
+    }
+    return cpu;
+  };
+  add_job("gang", "research", 4, 4, 4);      // all its pods: their requests, 4 cpu
+  add_job("short", "research", 2, 4, 2);     // fewer pods than its min: minResources, 8 cpu
+  add_job("running", "default", 3, 2, 0);    // on n2: 3 cpu
+  add_job("lost", "nowhere", 2, 2, 2);       // a queue that does not exist: no queue's demand
+  Pod lone = LonePod("lone");
+  lone.requests.Set(kCpu, 500);
+  cache.UpsertPod(lone);                     // the default queue's
+  ClusterSnapshot snap = cache.Snapshot(0);
+  CHECK(kept(snap) == std::map<std::string, int64_t>{{"default", 3500}, {"research", 12000}});
+  CHECK(kept(snap) == summed(snap));
+
+  // A pod more for "short" still leaves it short; "gang" loses a pod to a deletion (short too);
+  // "lost" goes; a job arrives in "research".
+  add_job("short", "research", 3, 4, 3);
+  cache.DeletePod("default", "gang-w-3");
+  cache.DeletePodGroup("default", "lost");
+  add_job("new", "research", 1, 1, 1);
+  snap = cache.Snapshot(1000, std::move(snap));
+  CHECK(kept(snap) == summed(snap));
+  CHECK(kept(snap).at("research") == 8000 + 8000 + 1000);  // "gang" is short of its min now
+
+  // n2 is deleted: "running"'s pods fail there and ask for nothing more, though their block
+  // (and the snapshot laid over the last one) still names the node.
+  cache.DeleteNode("n2");
+  snap = cache.Snapshot(2000, std::move(snap));
+  CHECK(kept(snap) == summed(snap));
+  CHECK(kept(snap).at("default") == 500);
+  snap = cache.Snapshot(3000, std::move(snap));  // as laid out, nothing changed
+  CHECK(kept(snap) == summed(snap));
+
+  // The queue "nowhere" appears: every job is laid out again.
+  add_job("lost", "nowhere", 2, 2, 2);
+  Queue nowhere;
+  nowhere.meta.name = "nowhere";
+  cache.UpsertQueue(nowhere);
+  snap = cache.Snapshot(4000, std::move(snap));
+  CHECK(kept(snap) == summed(snap));
+  CHECK(kept(snap).at("nowhere") == 2000);
+}
+
 TEST_CASE("jobs holding nodes that no session changed stay as laid out, and their nodes' sums follow the cache") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);

@@ -161,6 +161,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   // they are laid out below, in namespace/name order.
   if (all_dirty_) {
     for (const LaidBlock& laid : existing_blocks_) CountHeld(*laid.block, -1);
+    demand_by_queue_.clear();
     blocks_.clear();
     existing_blocks_.clear();
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
@@ -171,9 +172,15 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     auto [it, inserted] = blocks_.try_emplace(key);
     JobBlock& block = it->second;
     const bool existed = !inserted && block.exists;
-    if (existed) CountHeld(block, -1);
+    if (existed) {
+      CountHeld(block, -1);
+      CountDemand(block, -1);
+    }
     RebuildBlock(key, block);
-    if (block.exists) CountHeld(block, +1);
+    if (block.exists) {
+      CountHeld(block, +1);
+      CountDemand(block, +1);
+    }
     auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
                                [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
     if (block.exists) {
@@ -235,6 +242,11 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     info.tasks.clear();
   }
   snap.total_allocatable = total_allocatable_;
+  snap.queue_demand.assign(snap.queues.size(), Resources());
+  for (const QueueInfo& queue : snap.queues) {
+    auto it = demand_by_queue_.find(queue.name);
+    if (it != demand_by_queue_.end()) snap.queue_demand[queue.id] = it->second;
+  }
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   snap.topology = CurrentTopology();
   auto find_node = [&](const std::string& name) -> NodeId {
@@ -259,6 +271,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   MoveKeptJobs(builds, task_counts, laid_at, snap);
   // The jobs that may hold nodes (first task, count), in job order: the others hold none.
   std::vector<std::pair<size_t, size_t>> holding;
+  std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
   JobId next_job = 0;
   for (LaidBlock& entry : existing_blocks_) {
@@ -277,6 +290,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       tasks_laid += static_cast<size_t>(entry.task_count);
       const auto first = static_cast<size_t>(offset);
       if (entry.holds_nodes) holding.emplace_back(first, static_cast<size_t>(entry.task_count));
+      if (entry.node_gone) node_gone.push_back(&entry);
       if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
       job.id = job_id;
       for (int32_t i = 0; i < entry.task_count; ++i) {
@@ -329,7 +343,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
     holding.emplace_back(tasks_laid, block.tasks.size());
-    bool node_gone = false;
+    bool any_node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
       if (tasks_in_place) {
@@ -344,12 +358,24 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
         task.node = block.node_ids[i];
         if (task.node == kNoId) {
           task.status = TaskStatus::kFailed;  // its node is gone
-          node_gone = true;
+          any_node_gone = true;
         }
       }
       job.tasks[i] = task.id;
     }
-    if (node_gone) snap.RecountJob(job);
+    entry.node_gone = any_node_gone;
+    if (any_node_gone) {
+      snap.RecountJob(job);
+      node_gone.push_back(&entry);
+    }
+  }
+  // Their queues' demand counted their blocks, whose tasks did not fail: their own instead.
+  for (const LaidBlock* entry : node_gone) {
+    const JobInfo& job = snap.jobs[static_cast<size_t>(entry->laid_at)];
+    if (job.queue == kNoId) continue;
+    Resources grown;
+    snap.queue_demand[job.queue] += JobDemand(job, job.tasks.size(), grown);
+    snap.queue_demand[job.queue] -= entry->block->demand;
   }
   // Each node's tasks, in id order, in vectors sized once.
   auto for_each_placed = [&](auto&& visit) {
@@ -483,6 +509,22 @@ void ClusterCache::CountOnNode(const std::string& node_name, const Resources& re
   auto elsewhere = held_elsewhere_.try_emplace(node_name).first;
   elsewhere->second.Count(request, limit, releasing, sign);
   if (elsewhere->second.pods == 0) held_elsewhere_.erase(elsewhere);
+}
+
+void ClusterCache::CountDemand(JobBlock& block, int sign) const {
+  if (sign < 0) {
+    auto it = demand_by_queue_.find(block.demand_queue);
+    it->second -= block.demand;
+    if (it->second.IsZero()) demand_by_queue_.erase(it);
+    return;
+  }
+  // A PodGroup's queue, by name (a name no queue has adds to no queue's demand); a lone pod's,
+  // the default queue.
+  block.demand_queue = block.job.has_pod_group ? *block.queue : options_.default_queue;
+  Resources grown;
+  block.demand = JobDemand(block.job, block.tasks.size(), grown);
+  Resources& sum = demand_by_queue_[block.demand_queue];
+  sum += block.demand;
 }
 
 void ClusterCache::CountHeld(const JobBlock& block, int sign) const {

@@ -82,12 +82,13 @@ class Allocator {
           job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available) {
         continue;
       }
-      if (std::optional<WaitReason> why = QueueUnusable(session_.queue(job.queue))) {
-        session_.SetWaitReason(job.id, *std::move(why));
+      if (!QueueUsable(session_.queue(job.queue))) {
+        session_.SetWaitReason(job.id, *QueueUnusable(session_.queue(job.queue)));
         continue;
       }
-      if (std::optional<WaitReason> why = session_.JobInvalidReason(job)) {
-        session_.SetWaitReason(job.id, *std::move(why));
+      // The session's memo answers most jobs; only an invalid one is asked why.
+      if (!session_.JobValid(job)) {
+        session_.SetWaitReason(job.id, *session_.JobInvalidReason(job));
         continue;
       }
       jobs_of[job.queue].push_back(job.id);

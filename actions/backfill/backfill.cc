@@ -35,8 +35,8 @@ class BackfillAction : public Action {
     std::vector<JobId> blockers;  // only hold back what comes after them
     for (JobId id : session.LiveJobs()) {
       const JobInfo& job = session.job(id);
-      if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0 || QueueUnusable(session.queue(job.queue))) continue;
-      if (session.JobInvalidReason(job)) continue;  // allocate has recorded why
+      if (!IsAdmitted(job) || job.Count(TaskStatus::kPending) == 0 || !QueueUsable(session.queue(job.queue))) continue;
+      if (!session.JobValid(job)) continue;  // allocate has recorded why
       switch (Role(session, job)) {
         case JobRole::kNone:
           break;

@@ -30,6 +30,9 @@ class QueueLedger {
         jobs_in_inner_queues_ = jobs_in_inner_queues_ || (job.queue != kNoId && !session.queue(job.queue).IsLeaf());
       }
     }
+    // Per queue: the shape number of the last pod taken in (equal numbers, equal requests), so
+    // that a run of pods of one shape, most of a queue's, is taken in once.
+    std::vector<int32_t> last_shape(held_.size(), kNoShape);
     for (JobId id : session.LiveJobs()) {  // the others hold nothing
       const JobInfo& job = session.job(id);
       if (job.queue == kNoId || job.HoldsNothing()) continue;
@@ -38,6 +41,8 @@ class QueueLedger {
       for (TaskId t : job.tasks) {
         const TaskInfo& task = session.task(t);
         if (!IsPlaced(task.status)) continue;
+        if (task.shape != kNoShape && task.shape == last_shape[job.queue]) continue;
+        last_shape[job.queue] = task.shape;
         if (smallest) {
           smallest->MinWith(task.request);
         } else {

@@ -88,6 +88,7 @@ std::optional<WaitReason> GangInvalidReason(const JobInfo& job, const std::vecto
   if (valid < job.min_available) {
     return not_enough(StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available));
   }
+  if (job.min_task_member.empty()) return std::nullopt;  // most jobs: no role to count
   const PerRole per_role = CountPerRole(job, tasks, Valid);
   size_t i = 0;
   for (const auto& [role, min] : job.min_task_member) {

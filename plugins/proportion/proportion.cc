@@ -73,15 +73,27 @@ class QueueSharePlugin : public Plugin {
       demands[queue.id] = {queue.weight, queue.capability, queue.guarantee, Resources(), queue.deserved};
       if (queue.parent == kNoId && queue.broken.empty()) total_guarantee += queue.guarantee;
     }
-    Resources grown;
-    for (const JobInfo& job : cluster.jobs) {
-      if (job.queue == kNoId) continue;
-      const Resources& demand = JobDemand(job, grown);
-      const bool holds = job.PlacedCount() > 0;  // allocated sums the placed tasks; most of a backlog has none
-      for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) {
-        demands[q].request += demand;
-        if (holds) queues_[q].allocated += job.allocated;
+    // What the queues' jobs ask for: as the cache kept it, else summed here.
+    const bool demand_kept = cluster.queue_demand.size() == queue_count;
+    if (demand_kept) {
+      for (const QueueInfo& queue : cluster.queues) {
+        const Resources& demand = cluster.queue_demand[queue.id];
+        if (demand.IsZero()) continue;
+        for (QueueId q = queue.id; q != kNoId; q = cluster.queues[q].parent) demands[q].request += demand;
       }
+    } else {
+      Resources grown;
+      for (const JobInfo& job : cluster.jobs) {
+        if (job.queue == kNoId) continue;
+        const Resources& demand = JobDemand(job, job.tasks.size(), grown);
+        for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) demands[q].request += demand;
+      }
+    }
+    // What they hold: a job that is not live holds nothing.
+    for (JobId id : session.LiveJobs()) {
+      const JobInfo& job = session.job(id);
+      if (job.queue == kNoId || job.PlacedCount() == 0) continue;  // allocated sums the placed tasks
+      for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) queues_[q].allocated += job.allocated;
     }
     for (JobId id : session.LiveJobs()) {  // an admitted job is live
       const JobInfo& job = session.job(id);
@@ -406,10 +418,11 @@ class QueueSharePlugin : public Plugin {
   mutable std::vector<QueueState> queues_;  // mutable: shares are made again when read (ShareOf)
   std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
   std::vector<Resources> promised_;  // per job: its part of its queue's inqueue
-  std::vector<bool> counted_;        // per job: promised_ is in its queue's inqueue
-  std::vector<bool> promise_stale_;  // per job: counted, and its tasks moved since
+  // Per-job flags as bytes (not std::vector<bool>): the first is read for every waiting job.
+  std::vector<uint8_t> counted_;        // per job: promised_ is in its queue's inqueue
+  std::vector<uint8_t> promise_stale_;  // per job: counted, and its tasks moved since
   std::vector<JobId> stale_promises_;
-  std::vector<bool> voted_;          // per job: in voted_pending_
+  std::vector<uint8_t> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
   uint64_t synced_job_changes_ = 0;
   std::shared_ptr<const HoldingsByPriority> by_priority_;  // when preempt runs

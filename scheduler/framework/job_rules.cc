@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <iterator>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "api/state_hash.h"
@@ -28,12 +30,6 @@ Resources AdmissionRequest(const Session& session, const JobInfo& job) {
   need -= job.allocated;
   need.ClampNegativeToZero();
   return need;
-}
-
-const Resources& JobDemand(const JobInfo& job, Resources& grown) {
-  if (static_cast<int64_t>(job.tasks.size()) >= job.min_available) return job.request;
-  grown = job.request.Max(job.min_resources);
-  return grown;
 }
 
 Resources PlacedAndPipelinedRequests(const Session& session, const JobInfo& job) {
@@ -125,8 +121,17 @@ WaitMemo::PendingJobMin* CarriedMin(const Session& session, const JobInfo& job) 
   return &memo->PendingJobMinOf(job.version);
 }
 
-Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = session.memos().reach_min[job.id];
+// The job's entry of a per-job memo table, which is sized when first asked.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& PerJob(
+    const Session& session, std::vector<Session::Memos::PerVersion>& table, const JobInfo& job) {
+  if (ABSL_PREDICT_FALSE(table.empty())) table.resize(session.cluster().jobs.size());
+  return table[static_cast<size_t>(job.id)];
+}
+
+// ReachMinMemo when the job's tasks changed since its memo was made (or none was): out of line,
+// so that the lookup most calls end with stays small.
+ABSL_ATTRIBUTE_NOINLINE Session::Memos::PerVersion& ReachMinMemoAfresh(const Session& session, const JobInfo& job) {
+  Session::Memos::PerVersion& memo = PerJob(session, session.memos().reach_min, job);
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo;
   WaitMemo::PendingJobMin* carried = CarriedMin(session, job);
@@ -144,6 +149,16 @@ Session::Memos::PerVersion& ReachMinMemo(const Session& session, const JobInfo& 
     memo.shapes = carried->shapes = ShapesHashOf(session, memo.ids);
   }
   return memo;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& ReachMinMemo(const Session& session,
+                                                                            const JobInfo& job) {
+  std::vector<Session::Memos::PerVersion>& table = session.memos().reach_min;
+  if (!table.empty()) {
+    Session::Memos::PerVersion& memo = table[static_cast<size_t>(job.id)];
+    if (memo.version == session.job_tasks_version(job.id)) return memo;
+  }
+  return ReachMinMemoAfresh(session, job);
 }
 
 std::vector<TaskId> ComputeElasticWorkers(const Session& session, const JobInfo& job) {
@@ -191,7 +206,7 @@ std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo&
 }
 
 const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = session.memos().elastic_workers[job.id];
+  Session::Memos::PerVersion& memo = PerJob(session, session.memos().elastic_workers, job);
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo.ids;
   // A job without surplus has none, which costs less to see than the memory.

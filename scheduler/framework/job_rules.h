@@ -34,13 +34,6 @@
 
 namespace lahar {
 
-// What the job asks of its queue (the request that caps its queue's deserved share): its
-// unfinished pods' requests; while it has fewer pods than its min, at least its minResources,
-// because operators (Volcano's job controller, Kubeflow's training-operator) create a job's pods
-// only once its PodGroup is admitted, and admission must see the demand to weigh reclaim for it.
-// The request itself when it is the demand (no copy), else `grown`, made to hold it.
-const Resources& JobDemand(const JobInfo& job, Resources& grown);
-
 // The requests of the job's placed and pipelined tasks: what it holds or is promised on nodes.
 Resources PlacedAndPipelinedRequests(const Session& session, const JobInfo& job);
 inline Resources HeldRequests(const Session& session, const JobInfo& job) {
@@ -221,6 +214,8 @@ class HoldingsByPriority {
 // Why no job of `queue` can be scheduled (spec 2.1), or nullopt: it is broken (a parent that
 // does not exist, a cycle) or it has child queues (jobs go to leaf queues only).
 std::optional<WaitReason> QueueUnusable(const QueueInfo& queue);
+// QueueUnusable says nothing: asked of every job of a backlog, without making a reason.
+inline bool QueueUsable(const QueueInfo& queue) { return queue.broken.empty() && queue.IsLeaf(); }
 
 // A job the elastic actions serve: valid, in a known queue, and admitted (Inqueue or Running).
 inline bool ElasticEligible(const Session& session, const JobInfo& job) {

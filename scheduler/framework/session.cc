@@ -14,8 +14,6 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   node_version_.assign(cluster_.nodes.size(), 0);
   job_tasks_version_.assign(cluster_.jobs.size(), 0);
   job_scope_.assign(cluster_.jobs.size(), nullptr);
-  memos_.reach_min.resize(cluster_.jobs.size());
-  memos_.elastic_workers.resize(cluster_.jobs.size());
   live_.assign(cluster_.jobs.size(), false);
   touched_.assign(cluster_.jobs.size(), false);
   for (const JobInfo& job : cluster_.jobs) {

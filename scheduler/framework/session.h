@@ -280,8 +280,9 @@ class Session {
     };
     PerVersion starving_jobs;         // StarvingJobIds, by state_version()
     PerVersion starving_in_order;     // StarvingJobs, by state_version()
-    std::vector<PerVersion> reach_min;  // TasksToReachMin per job, by job_tasks_version()
-    std::vector<PerVersion> elastic_workers;  // ElasticWorkers per job, by job_tasks_version()
+    // Per job, by job_tasks_version(), sized when first asked (many sessions ask for none):
+    std::vector<PerVersion> reach_min;        // TasksToReachMin
+    std::vector<PerVersion> elastic_workers;  // ElasticWorkers
     std::vector<std::pair<uint64_t, bool>> valid;  // JobValid per job: (job_tasks_version(), valid)
     // ScalableJobs, by state_version() and job_changes() (a scale time is not undone with the
     // tasks a statement discards).
@@ -528,11 +529,13 @@ class Session {
   std::vector<Hook<ClusterAdmissionFn>> job_admission_;
   std::vector<const std::vector<NodeId>*> job_scope_;
 
+  // The per-job flags below are bytes, not std::vector<bool>: most are read for every job of a
+  // backlog, where a bit's shift and mask cost more than the flag's use.
   std::vector<JobId> live_jobs_;  // LiveJobs()
-  std::vector<bool> live_;        // per job: in live_jobs_
+  std::vector<uint8_t> live_;     // per job: in live_jobs_
   // Per job: a task, its phase or its scale time was set in this session (even if a statement
   // undid it), so its laid-out copy may differ; TakeCluster marks these alone.
-  std::vector<bool> touched_;
+  std::vector<uint8_t> touched_;
   // Every change to a job goes through here: it becomes live and touched.
   void NoteJobChanged(JobId job);
 
@@ -570,7 +573,7 @@ class Session {
   std::vector<PodGroupPhase> opened_phase_;  // per update: the job's phase when the session opened
   // Per job without an update: the last reason set was the one it reported (reported_wait), so
   // no update was made for it (most waiting jobs in most sessions); one made later starts from it.
-  std::vector<bool> reason_as_reported_;
+  std::vector<uint8_t> reason_as_reported_;
   JobStatusUpdate& UpdateFor(JobId job);
   // Whether `reason`, set for a job without an update, is the one it reported (then noted).
   bool AsReported(JobId job, const WaitReason& reason);

@@ -4,6 +4,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -47,8 +48,13 @@ class RefusalsInState {
   // The refusal of a job alike `key` in the current state, or null.
   Session::SharedWaitReason* Find(const Key& key) {
     Sync();
+    // A backlog's jobs come in runs of alike ones: the last one found is compared first.
+    if (last_found_ != nullptr && Eq()(*last_key_, key)) return last_found_;
     auto it = by_key_.find(key);
-    return it == by_key_.end() ? nullptr : it->second;
+    if (it == by_key_.end()) return nullptr;
+    last_key_ = key;
+    last_found_ = it->second;
+    return last_found_;
   }
   // Remembers the refusal of a job alike `key` in the current state, and returns it.
   Session::SharedWaitReason& Remember(Key key, WaitReason refusal) {
@@ -64,12 +70,15 @@ class RefusalsInState {
     version_ = session_.state_version();
     by_key_.clear();
     reasons_.clear();
+    last_found_ = nullptr;
   }
 
   const Session& session_;
   uint64_t version_ = UINT64_MAX;
   std::deque<Session::SharedWaitReason> reasons_;
   absl::flat_hash_map<Key, Session::SharedWaitReason*, Hash, Eq> by_key_;
+  std::optional<Key> last_key_;  // Find's last answer, while last_found_ is set
+  Session::SharedWaitReason* last_found_ = nullptr;
 };
 
 }  // namespace lahar

@@ -274,6 +274,10 @@ std::vector<std::string> DescribeSnapshot(const ClusterSnapshot& snap) {
     for (TaskId t : node.tasks) line += " " + snap.tasks[t].key();
     out.push_back(line);
   }
+  for (const QueueInfo& queue : snap.queues) {
+    const Resources demand = queue.id < static_cast<QueueId>(snap.queue_demand.size()) ? snap.queue_demand[queue.id] : Resources();
+    out.push_back("queue " + queue.name + " demand=" + demand.DebugString());
+  }
   return out;
 }
 
