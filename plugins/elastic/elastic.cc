@@ -10,6 +10,7 @@
 #include "plugins/elastic/goodput.h"
 #include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/per_job.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -30,11 +31,7 @@ class ElasticPlugin : public Plugin {
   void OnSessionOpen(Session& session) override {
     session_ = &session;
     for (const QueueInfo& queue : session.cluster().queues) total_guarantee_ += queue.guarantee;
-    per_pod_task_.assign(session.jobs().size(), kNotComputed);
-    one_shape_.assign(session.jobs().size(), std::nullopt);
-    elastic_request_.assign(session.jobs().size(), std::nullopt);
-    gains_.assign(session.jobs().size(), Gains());
-    curves_.assign(session.jobs().size(), std::nullopt);
+    memos_.Reset(session.jobs().size());
     smallest_share_.reset();
     any_measured_ = false;
     if (options_.goodput) {
@@ -43,9 +40,11 @@ class ElasticPlugin : public Plugin {
     // Any task starting or stopping to take resources may change its job's next pending task,
     // elastic workers and gains, and the cluster's idle resources.
     auto invalidate = [this](const TaskInfo& task) {
-      per_pod_task_[task.job] = kNotComputed;
-      elastic_request_[task.job].reset();
-      gains_[task.job] = Gains();
+      if (JobMemo* memo = memos_.Find(task.job)) {
+        memo->per_pod_task = kNotComputed;
+        memo->elastic_request.reset();
+        memo->gains = Gains();
+      }
       idle_.reset();
     };
     session.AddEventHandler({invalidate, invalidate});
@@ -94,7 +93,7 @@ class ElasticPlugin : public Plugin {
     if (job.tasks.empty()) return *kNone;
     // Tasks of one shape ask the same: then which task comes next does not matter, and the
     // ranking of elastic victims, which changes tasks between comparisons, needs no task order.
-    std::optional<bool>& one_shape = one_shape_[job.id];
+    std::optional<bool>& one_shape = memos_[job.id].one_shape;
     if (!one_shape) {
       const int32_t first = session_->task(job.tasks.front()).shape;
       one_shape = first != kNoShape && std::all_of(job.tasks.begin(), job.tasks.end(), [&](TaskId t) {
@@ -102,7 +101,7 @@ class ElasticPlugin : public Plugin {
       });
     }
     if (*one_shape) return session_->task(job.tasks.front()).request;
-    TaskId& cached = per_pod_task_[job.id];
+    TaskId& cached = memos_[job.id].per_pod_task;
     if (cached == kNotComputed) {
       const Session& s = *session_;
       TaskId next_pending = kNoId;
@@ -123,7 +122,7 @@ class ElasticPlugin : public Plugin {
   bool Measured(const JobInfo& job) const { return options_.goodput && job.measured; }
 
   const ScalingCurve& CurveOf(const JobInfo& job) {
-    std::optional<ScalingCurve>& curve = curves_[job.id];
+    std::optional<ScalingCurve>& curve = memos_[job.id].curve;
     if (!curve) curve = ScalingCurve::Fit(job.throughput);
     return *curve;
   }
@@ -165,7 +164,7 @@ class ElasticPlugin : public Plugin {
     double last_per_unit = 1.0;
   };
   const Gains& GainsOf(const JobInfo& job) {
-    Gains& gains = gains_[job.id];
+    Gains& gains = memos_[job.id].gains;
     if (gains.known) return gains;
     gains.known = true;
     if (!Measured(job) || job.throughput.empty()) return gains;  // nothing measured yet: linear
@@ -228,7 +227,7 @@ class ElasticPlugin : public Plugin {
 
   // Requests of the job's elastic workers on schedulable nodes (what taking them back frees).
   const Resources& ElasticRequest(const JobInfo& job) {
-    std::optional<Resources>& cached = elastic_request_[job.id];
+    std::optional<Resources>& cached = memos_[job.id].elastic_request;
     if (!cached) cached = ElasticWorkerRequests(*session_, job);
     return *cached;
   }
@@ -352,14 +351,18 @@ class ElasticPlugin : public Plugin {
 
   ElasticPluginOptions options_;
   Session* session_ = nullptr;
-  std::vector<TaskId> per_pod_task_;                      // per job; kNotComputed until asked
-  // Per job: whether its tasks share one shape (TaskInfo::shape), once asked. Shapes are the
-  // pods', which no session changes.
-  std::vector<std::optional<bool>> one_shape_;
-  std::vector<std::optional<Resources>> elastic_request_;  // per job
+  // What is worked out per job, made when the job is first asked about (PerJob).
+  struct JobMemo {
+    TaskId per_pod_task = kNotComputed;
+    // Whether its tasks share one shape (TaskInfo::shape), once asked. Shapes are the pods',
+    // which no session changes.
+    std::optional<bool> one_shape;
+    std::optional<Resources> elastic_request;
+    Gains gains;
+    std::optional<ScalingCurve> curve;
+  };
+  PerJob<JobMemo> memos_;
   std::optional<Resources> idle_;
-  std::vector<Gains> gains_;                           // per job
-  std::vector<std::optional<ScalingCurve>> curves_;    // per job
   std::optional<double> smallest_share_;
   bool any_measured_ = false;
   VoteTotals totals_;

@@ -122,7 +122,7 @@ WaitMemo::PendingJobMin* CarriedMin(const Session& session, const JobInfo& job) 
 }
 
 // The job's entry of a per-job memo table, which is sized when first asked.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& PerJob(
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& MemoOfJob(
     const Session& session, std::vector<Session::Memos::PerVersion>& table, const JobInfo& job) {
   if (ABSL_PREDICT_FALSE(table.empty())) table.resize(session.cluster().jobs.size());
   return table[static_cast<size_t>(job.id)];
@@ -131,7 +131,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& PerJob(
 // ReachMinMemo when the job's tasks changed since its memo was made (or none was): out of line,
 // so that the lookup most calls end with stays small.
 ABSL_ATTRIBUTE_NOINLINE Session::Memos::PerVersion& ReachMinMemoAfresh(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = PerJob(session, session.memos().reach_min, job);
+  Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().reach_min, job);
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo;
   WaitMemo::PendingJobMin* carried = CarriedMin(session, job);
@@ -206,7 +206,7 @@ std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo&
 }
 
 const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job) {
-  Session::Memos::PerVersion& memo = PerJob(session, session.memos().elastic_workers, job);
+  Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().elastic_workers, job);
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo.ids;
   // A job without surplus has none, which costs less to see than the memory.
