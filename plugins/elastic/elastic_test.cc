@@ -7,6 +7,7 @@
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/statement.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/elastic_configs.h"
 
@@ -140,6 +141,32 @@ TEST_CASE("elastic order: less fulfilled first, then GPUs, cpu, memory per pod, 
   // 2/4 == 3/6 exactly, same requests: the session's job order decides (creation order).
   CHECK(less("two-of-four", "three-of-six"));
   CHECK_FALSE(less("three-of-six", "two-of-four"));
+}
+
+TEST_CASE("elastic victim order: the lower last gain gives up a worker first, as it is after each worker goes") {
+  // Two measured jobs of 3 running workers. "flat"'s third worker added little, its second
+  // doubled the rate; "steady"'s each added a third or a half.
+  ClusterBuilder b;
+  b.Node("big", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+  auto job = [&](const std::string& name, const std::string& throughput) {
+    b.Job(name, {.min = 1, .tasks = {{"w", 3, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning,
+                 .throughput = throughput});
+    b.RunningRange(name, "w", 0, 2, "big");
+  };
+  job("flat", "1=10,2=20,3=20.5");
+  job("steady", "1=10,2=15,3=20");
+  SchedulerConfig config = Config(kElasticOnly);
+  auto session = Open(b, config);
+  auto flat_first = [&] { return session->ElasticVictimOrderLess(Job(*session, "flat"), Job(*session, "steady")); };
+  CHECK(flat_first());
+  // Once "flat"'s third worker goes, its last one is the one that doubled its rate: "steady"
+  // gives up a worker first. The plugin's gains follow the task's move.
+  const JobInfo& flat = Job(*session, "flat");
+  Statement statement(*session);
+  statement.Evict(flat.tasks.back(), "test");
+  CHECK_FALSE(flat_first());
+  statement.Discard();
+  CHECK(flat_first());
 }
 
 TEST_CASE("scalable: cooldown since the last scale, per-job override, a start is not a change") {
