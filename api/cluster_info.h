@@ -220,6 +220,10 @@ struct NodeInfo {
   }
   // What will be free once releasing pods are gone, minus what is promised already.
   Resources FutureIdle() const { return allocatable - used + releasing - pipelined; }
+  // FutureIdle's amount of one resource, without making the sum.
+  int64_t FutureIdleOf(ResourceId r) const {
+    return allocatable.Get(r) - used.Get(r) + releasing.Get(r) - pipelined.Get(r);
+  }
   // Pod slots, counted like resources: promises take releasing pods' slots first.
   int32_t IdlePodSlots() const { return max_pods - pod_count - std::max(0, pipelined_pods - releasing_pods); }
   int32_t FuturePodSlots() const { return max_pods - pod_count + releasing_pods - pipelined_pods; }

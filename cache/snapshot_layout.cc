@@ -523,8 +523,7 @@ void ClusterCache::CountDemand(JobBlock& block, int sign) const {
   block.demand_queue = block.job.has_pod_group ? *block.queue : options_.default_queue;
   Resources grown;
   block.demand = JobDemand(block.job, block.tasks.size(), grown);
-  Resources& sum = demand_by_queue_[block.demand_queue];
-  sum += block.demand;
+  demand_by_queue_[block.demand_queue] += block.demand;
 }
 
 void ClusterCache::CountHeld(const JobBlock& block, int sign) const {

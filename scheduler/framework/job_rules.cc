@@ -133,7 +133,6 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& MemoOfJob(
 ABSL_ATTRIBUTE_NOINLINE Session::Memos::PerVersion& ReachMinMemoAfresh(const Session& session, const JobInfo& job) {
   Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().reach_min, job);
   const uint64_t version = session.job_tasks_version(job.id);
-  if (memo.version == version) return memo;
   WaitMemo::PendingJobMin* carried = CarriedMin(session, job);
   if (carried != nullptr && carried->known) {
     std::vector<TaskId> ids;
@@ -299,6 +298,7 @@ const Resources& HoldingsByPriority::Below(QueueId queue, int32_t priority) cons
 }
 
 std::optional<WaitReason> QueueUnusable(const QueueInfo& queue) {
+  if (QueueUsable(queue)) return std::nullopt;
   if (!queue.broken.empty()) return WaitReason{.kind = WaitKind::kInvalid, .subject = "QueueUnusable", .detail = queue.broken};
   if (!queue.IsLeaf()) return WaitReason{.kind = WaitKind::kNotLeafQueue, .subject = queue.name};
   return std::nullopt;

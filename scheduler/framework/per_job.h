@@ -1,6 +1,8 @@
 // Values a plugin works out per job, made for the jobs it is asked about: a session's plugins
 // work on the live jobs, and a table of every job of a backlog would be made and freed in every
-// session for nothing.
+// session for nothing. The victim planner's candidates (victims_internal::Candidates) keep the
+// same kind of slots over a vector instead: cheaper to make, but what is made moves when more
+// is, which its one loop allows and the plugins' hooks, nested in each other, do not.
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_PER_JOB_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_PER_JOB_H_
 

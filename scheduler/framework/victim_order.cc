@@ -156,9 +156,7 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
     const int64_t amount = want.data()[i];
     if (amount <= 0) continue;
     const auto r = static_cast<ResourceId>(i);
-    const int64_t room = node.allocatable.Get(r) - node.used.Get(r) + node.releasing.Get(r) - node.pipelined.Get(r) +
-                         bound.freed.Get(r);
-    if (amount > room) return false;
+    if (amount > node.FutureIdleOf(r) + bound.freed.Get(r)) return false;
   }
   return true;
 }
