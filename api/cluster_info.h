@@ -280,6 +280,17 @@ struct ClusterSnapshot {
   // The cache's version of the set of node names when it laid this snapshot out: the node ids
   // of the tasks it kept as laid out hold while the next one is laid at the same version.
   uint64_t node_set_version = 0;
+  // Pending jobs the snapshot leaves out (ClusterCache::ParkJobs, the simulator's): each is
+  // refused in every session as its class's representative, a job laid out here, is refused,
+  // so a session judges the representative only and tells the class the same
+  // (RunSchedulingCycle). Empty in every other snapshot.
+  struct ParkedJob {
+    std::string_view key;    // the cache's, valid while the snapshot's session runs
+    JobId before = kNoId;    // the first job laid out after it in key (job id) order, or jobs.size()
+    int32_t parked_class = 0;  // an index in parked_representatives
+  };
+  std::vector<ParkedJob> parked;  // in key order
+  std::vector<JobId> parked_representatives;  // per class; kNoId: none is laid out here
 
   // Recomputes every job's (one job's) status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();

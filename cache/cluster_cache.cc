@@ -390,7 +390,9 @@ void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& 
     interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
   }
   reported = std::move(equal);
-  if (LaidBlock* laid = FindLaidBlock(it->first)) laid->reported_changed = true;
+  if (LaidBlock* entry = FindLaidBlock(it->first)) {
+    for (LaidBlock::Laid& laid : entry->laid) laid.reported_changed = true;
+  }
   if (reported_reasons_.size() >= reported_reasons_purge_at_) {
     absl::erase_if(reported_reasons_, [](const auto& entry) { return entry.second.expired(); });
     reported_reasons_purge_at_ = std::max<size_t>(64, 2 * reported_reasons_.size());

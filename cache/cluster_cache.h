@@ -4,6 +4,7 @@
 #ifndef LAHAR_CACHE_CLUSTER_CACHE_H_
 #define LAHAR_CACHE_CLUSTER_CACHE_H_
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -67,13 +68,30 @@ class ClusterCache {
   size_t pod_count() const { return pods_.size(); }
   size_t node_count() const { return nodes_.size(); }
 
+  // Which jobs a snapshot lays out: every job, or all but the parked ones (ParkJobs).
+  enum class Layout : uint8_t { kEveryJob = 0, kLeaveOutParked = 1 };
+  static constexpr size_t kLayouts = 2;
+
   // Builds the session's view. Pods of other schedulers count against their nodes only.
   // `spent`, the snapshot a finished session handed back, lends its storage: its jobs, tasks and
   // node task lists are assigned over, not allocated anew (a tenth of a simulated week was
   // allocating and freeing them). Its contents do not matter, but for what a session never
   // changes: the jobs it did not mark changed (ClusterSnapshot::job_as_laid_out) and what its
   // nodes' objects alone make (NodeInfo's node, version, allocatable, max_pods, schedulable).
-  ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}) const;
+  // Each layout keeps its own record of what it laid out where: a caller that uses both hands
+  // each layout the snapshot spent of that layout.
+  ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}, Layout layout = Layout::kEveryJob) const;
+
+  // Parks jobs of the snapshot laid out last (by its job ids): Pending jobs that its session
+  // refused as it refused `representative`, for reasons that depend on what they share alone
+  // (CycleResult::Parkable). Snapshots laid out with kLeaveOutParked leave them out and name them
+  // in ClusterSnapshot::parked until one of them changes (that job comes back), the
+  // representative changes (its class comes back), every block is rebuilt (queues, priority
+  // classes) or UnparkAll. A job that changed since that snapshot or is a representative
+  // itself is not parked.
+  void ParkJobs(JobId representative, const std::vector<JobId>& members);
+  void UnparkAll();
+  bool AnyParked() const { return parked_count_ > 0; }
 
   // Every object, in a stable order (for /debug/snapshot and lahar-sim snapshot files).
   std::vector<const Node*> Nodes() const;
@@ -212,21 +230,39 @@ class ClusterCache {
     JobBlock* block = nullptr;
     uint64_t build = 0;
     int32_t task_count = 0;
-    // Where the last snapshot laid out its build laid_build (builds only move forward, so a build
-    // other than that one no snapshot holds).
-    uint64_t laid_build = 0;
-    int32_t laid_at = -1;
-    bool holds_nodes = false;       // some task names a node: its node's usage is summed anew each time
-    bool reported_changed = false;  // NoteWaitReported changed the block since the last snapshot
+    // Per layout: where the last snapshot of that layout laid out its build `build` (builds
+    // only move forward, so a build other than that one no such snapshot holds), and whether
+    // NoteWaitReported changed the block since.
+    struct Laid {
+      uint64_t build = 0;
+      int32_t at = -1;
+      bool reported_changed = false;
+    };
+    std::array<Laid, kLayouts> laid{};
+    bool holds_nodes = false;  // some task names a node: its node's usage is summed anew each time
     // When last laid out, a task of it named a node that is gone (the task failed there, so the
     // job's request, and its demand, are not its block's).
     bool node_gone = false;
+    // Parked (ParkJobs): the class it belongs to (-1: none), and whether it is the class's
+    // representative, the one job of the class kLeaveOutParked snapshots lay out.
+    int32_t parked_class = -1;
+    bool representative = false;
+    bool Parked() const { return parked_class >= 0 && !representative; }
   };
   // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.
   mutable std::vector<LaidBlock> existing_blocks_;
   // The entry of `key` in existing_blocks_, or null.
   LaidBlock* FindLaidBlock(std::string_view key) const;
+  // Per job id of the snapshot laid out last: its entry in existing_blocks_ (ParkJobs).
+  mutable std::vector<int32_t> last_laid_entries_;
+  // Parked jobs (LaidBlock::Parked), and the classes made so far (indices are not reused until
+  // UnparkAll).
+  mutable int64_t parked_count_ = 0;
+  mutable int32_t parked_classes_ = 0;
+  // Brings back a parked job whose objects changed, or the class of a representative that did.
+  void UnparkChanged(LaidBlock& entry) const;
+  void UnparkClass(int32_t parked_class) const;
   // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;

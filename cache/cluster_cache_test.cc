@@ -295,6 +295,120 @@ TEST_CASE("jobs that reported equal reasons share one reported object, and unequ
   CHECK(*cache.Snapshot(3).jobs.at(2).reported_wait == closed);
 }
 
+// A PodGroup job in the default queue without pods yet (as operators leave them until it is
+// admitted), with minResources `cpu` millicores.
+PodGroup PendingGroup(const std::string& name, int64_t cpu) {
+  PodGroup group;
+  group.meta.name = name;
+  group.meta.namespace_ = "default";
+  group.meta.uid = "g-" + name;
+  group.queue = "default";
+  group.min_member = 1;
+  group.min_resources.Set(kCpu, cpu);
+  return group;
+}
+
+std::vector<std::string> JobNames(const ClusterSnapshot& snapshot) {
+  std::vector<std::string> names;
+  for (const JobInfo& job : snapshot.jobs) names.push_back(job.name);
+  return names;
+}
+
+// The parked jobs a snapshot names: key and the id of the job laid out after it.
+std::vector<std::pair<std::string, JobId>> Parked(const ClusterSnapshot& snapshot) {
+  std::vector<std::pair<std::string, JobId>> parked;
+  for (const ClusterSnapshot::ParkedJob& job : snapshot.parked) parked.emplace_back(std::string(job.key), job.before);
+  return parked;
+}
+
+TEST_CASE("parked jobs are left out until they, their representative or every block changes") {
+  using Layout = ClusterCache::Layout;
+  using Names = std::vector<std::string>;
+  using ParkedList = std::vector<std::pair<std::string, JobId>>;
+  ClusterCache cache;
+  AddNode(cache, "n1", 64000);
+  for (const char* name : {"a", "b", "c", "d", "e"}) cache.UpsertPodGroup(PendingGroup(name, 8000));
+  const Names every_job{"a", "b", "c", "d", "e"};
+  REQUIRE(JobNames(cache.Snapshot(0)) == every_job);
+  CHECK_FALSE(cache.AnyParked());
+
+  // b stands for c and e (ids of the snapshot laid out last).
+  cache.ParkJobs(1, {2, 4});
+  CHECK(cache.AnyParked());
+  ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "d"});
+  CHECK(Parked(left) == ParkedList{{"default/c", 2}, {"default/e", 3}});
+  CHECK(left.parked_representatives == std::vector<JobId>{1});
+  // What they ask of their queue is counted all the same.
+  CHECK(left.queue_demand.at(static_cast<size_t>(left.FindQueue("default"))).Get(kCpu) == 5 * 8000);
+  // The other layout lays out every job, and names none parked.
+  ClusterSnapshot every = cache.Snapshot(2);
+  CHECK(JobNames(every) == every_job);
+  CHECK(every.parked.empty());
+
+  // A representative is not parked as a member of another class, nor a parked job again.
+  cache.ParkJobs(3, {1, 2});
+  left = cache.Snapshot(3, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "d"});
+  CHECK(left.parked_representatives == std::vector<JobId>{1});
+
+  // A member whose PodGroup changed comes back alone.
+  cache.UpsertPodGroup(PendingGroup("c", 4000));
+  left = cache.Snapshot(4, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c", "d"});
+  CHECK(Parked(left) == ParkedList{{"default/e", 4}});
+  // So does a member deleted: it is gone.
+  every = cache.Snapshot(5, std::move(every));
+  cache.ParkJobs(1, {3});  // d joins b's class
+  cache.DeletePodGroup("default", "e");
+  left = cache.Snapshot(6, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c"});
+  CHECK(Parked(left) == ParkedList{{"default/d", 3}});
+  // The representative changed: its class comes back.
+  cache.UpsertPodGroup(PendingGroup("b", 4000));
+  left = cache.Snapshot(7, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c", "d"});
+  CHECK(left.parked.empty());
+  CHECK_FALSE(cache.AnyParked());
+
+  // Every block rebuilt (a queue came) brings every job back, and so does UnparkAll.
+  every = cache.Snapshot(8, std::move(every));
+  cache.ParkJobs(0, {1, 2});
+  REQUIRE(cache.AnyParked());
+  Queue research;
+  research.meta.name = "research";
+  cache.UpsertQueue(research);
+  CHECK(JobNames(cache.Snapshot(9, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d"});
+  CHECK_FALSE(cache.AnyParked());
+  cache.ParkJobs(0, {3});
+  REQUIRE(cache.AnyParked());
+  cache.UnparkAll();
+  CHECK_FALSE(cache.AnyParked());
+  CHECK(JobNames(cache.Snapshot(10, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d"});
+}
+
+TEST_CASE("each layout laid over its own spent snapshot carries the reasons reported since") {
+  using Layout = ClusterCache::Layout;
+  ClusterCache cache;
+  for (const char* name : {"a", "b", "c"}) cache.UpsertPodGroup(PendingGroup(name, 8000));
+  ClusterSnapshot every = cache.Snapshot(0);
+  cache.ParkJobs(0, {2});
+  ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
+  REQUIRE(JobNames(left) == std::vector<std::string>{"a", "b"});
+  const WaitReason closed{.kind = WaitKind::kQueueClosed, .subject = "default"};
+  cache.NoteWaitReported("default/b", closed);
+  cache.NoteWaitReported("default/c", closed);
+  // The layouts alternate, as the simulator's do when a parked session needs every job.
+  left = cache.Snapshot(2, std::move(left), Layout::kLeaveOutParked);
+  REQUIRE(left.jobs.at(1).reported_wait != nullptr);
+  CHECK(*left.jobs.at(1).reported_wait == closed);
+  every = cache.Snapshot(3, std::move(every));
+  for (size_t j : {1, 2}) {
+    REQUIRE(every.jobs.at(j).reported_wait != nullptr);
+    CHECK(*every.jobs.at(j).reported_wait == closed);
+  }
+}
+
 TEST_CASE("a pod whose node is deleted fails, and its job counts it failed, not placed") {
   ClusterCache cache;
   AddNode(cache, "n1", 8000);

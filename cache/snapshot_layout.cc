@@ -103,7 +103,9 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
 
 }  // namespace
 
-ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const {
+ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout layout) const {
+  const auto l = static_cast<size_t>(layout);
+  const bool leave_out_parked = layout == Layout::kLeaveOutParked;
   ClusterSnapshot snap;
   snap.now = now;
   snap.jobs = std::move(spent.jobs);
@@ -164,6 +166,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     demand_by_queue_.clear();
     blocks_.clear();
     existing_blocks_.clear();
+    parked_count_ = 0;  // the entries that said so are gone
+    parked_classes_ = 0;
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
     for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
     all_dirty_ = false;
@@ -183,13 +187,14 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
     }
     auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
                                [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
+    if (existed && at->parked_class >= 0) UnparkChanged(*at);
     if (block.exists) {
       if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
       at->build = block.build;
       at->task_count = static_cast<int32_t>(block.tasks.size());
       at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
                                     [](const std::string* name) { return name != nullptr; });
-      at->reported_changed = false;
+      for (LaidBlock::Laid& laid : at->laid) laid.reported_changed = false;
     } else if (existed) {
       existing_blocks_.erase(at);
     }
@@ -264,9 +269,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   task_counts.reserve(existing_blocks_.size());
   laid_at.reserve(existing_blocks_.size());
   for (const LaidBlock& entry : existing_blocks_) {
+    if (leave_out_parked && entry.Parked()) continue;
     builds.push_back(entry.build);
     task_counts.push_back(entry.task_count);
-    laid_at.push_back(entry.laid_build == entry.build ? entry.laid_at : -1);
+    laid_at.push_back(entry.laid[l].build == entry.build ? entry.laid[l].at : -1);
   }
   MoveKeptJobs(builds, task_counts, laid_at, snap);
   // The jobs that may hold nodes (first task, count), in job order: the others hold none.
@@ -274,15 +280,31 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
   JobId next_job = 0;
-  for (LaidBlock& entry : existing_blocks_) {
+  last_laid_entries_.clear();
+  if (leave_out_parked) {
+    snap.parked = std::move(spent.parked);
+    snap.parked.clear();
+    snap.parked.reserve(static_cast<size_t>(parked_count_));
+    snap.parked_representatives.assign(static_cast<size_t>(parked_classes_), kNoId);
+  }
+  for (size_t e = 0; e < existing_blocks_.size(); ++e) {
+    LaidBlock& entry = existing_blocks_[e];
+    if (leave_out_parked && entry.parked_class >= 0) {
+      if (!entry.representative) {
+        snap.parked.push_back({entry.key, next_job, entry.parked_class});
+        continue;
+      }
+      snap.parked_representatives[static_cast<size_t>(entry.parked_class)] = next_job;
+    }
     const JobId job_id = next_job++;
-    entry.laid_build = entry.build;
-    entry.laid_at = job_id;
+    last_laid_entries_.push_back(static_cast<int32_t>(e));
+    entry.laid[l].build = entry.build;
+    entry.laid[l].at = job_id;
     const auto offset = static_cast<TaskId>(tasks_laid);
     // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
     const bool tasks_in_place = snap.job_builds[job_id] == entry.build;
     JobInfo& job = snap.jobs[job_id];
-    if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.reported_changed &&
+    if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.laid[l].reported_changed &&
         (!entry.holds_nodes || same_node_ids)) {
       // No session changed it, the cache changed nothing in place, and the node ids its tasks
       // name are still this snapshot's: it is as this build laid it out, but for its ids when it
@@ -301,7 +323,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
       }
       continue;
     }
-    entry.reported_changed = false;
+    entry.laid[l].reported_changed = false;
     snap.job_as_laid_out[job_id] = true;
     JobBlock& block = *entry.block;
     if (block.node_set_version != node_set_version_) {
@@ -371,7 +393,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent) const 
   }
   // Their queues' demand counted their blocks, whose tasks did not fail: their own instead.
   for (const LaidBlock* entry : node_gone) {
-    const JobInfo& job = snap.jobs[static_cast<size_t>(entry->laid_at)];
+    const JobInfo& job = snap.jobs[static_cast<size_t>(entry->laid[l].at)];
     if (job.queue == kNoId) continue;
     Resources grown;
     snap.queue_demand[job.queue] += JobDemand(job, job.tasks.size(), grown);

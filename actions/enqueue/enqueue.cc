@@ -16,6 +16,7 @@
 #include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/queue_turns.h"
 #include "scheduler/framework/session.h"
+#include "scheduler/framework/wait_memo.h"
 #include "scheduler/framework/wait_reasons.h"
 
 namespace lahar {
@@ -104,6 +105,7 @@ class AlikeRefusals {
   explicit AlikeRefusals(const Session& session)
       : session_(session),
         enabled_(session.wait_memo() != nullptr && session.wait_memo()->enabled()),
+        parks_jobs_(enabled_ && session.wait_memo()->parks_jobs()),
         numbered_(session),
         others_(session) {}
 
@@ -116,6 +118,8 @@ class AlikeRefusals {
     }
     return Facts{job.queue, job.priority, job.phase, kNoShape, &job.min_resources, AdmissionRequest(session_, job)};
   }
+  // Whether the session's owner parks jobs refused alike (WaitMemo::parks_jobs).
+  bool parks_jobs() const { return parks_jobs_; }
   // The refusal of a job with these facts in the current state, or null.
   Session::SharedWaitReason* Find(const Facts& facts) {
     return facts.Numbered() ? numbered_.Find(NumberedKey::Of(facts)) : others_.Find(facts);
@@ -159,6 +163,7 @@ class AlikeRefusals {
 
   const Session& session_;
   const bool enabled_;
+  const bool parks_jobs_;
   RefusalsInState<NumberedKey> numbered_;
   RefusalsInState<Facts, FactsHash, FactsEq> others_;
 };
@@ -187,6 +192,11 @@ class EnqueueAction : public Action {
     if (!session.HasClusterAdmissionHooks()) headroom.emplace(session);
     AlikeRefusals alike(session);
     if (RefuseAllIfNoneAdmitted(session, jobs_of, headroom, alike)) return;
+    // A job is admitted: the turns decide from here, and they take every waiting job in order.
+    if (!session.cluster().parked.empty()) {
+      session.NeedEveryJob();
+      return;
+    }
 
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
     QueueTurns turns(session, "enqueue", std::move(jobs_of));
@@ -226,16 +236,31 @@ class EnqueueAction : public Action {
         Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
         if (!refusal.Refuses()) return false;
         if (refusal.shared != nullptr) {
+          refusal.shared->judged = id;
           shared.emplace_back(id, refusal.shared);
         } else {
           own.emplace_back(id, *std::move(refusal.own));
         }
       }
     }
-    for (auto& [id, reason] : shared) session.SetSharedWaitReason(id, *reason);
+    for (auto& [id, reason] : shared) TellAlike(session, id, *reason, alike.parks_jobs());
     for (auto& [id, reason] : own) session.SetWaitReason(id, std::move(reason));
     return true;
   }
+
+  // Tells a job the refusal of a job alike it. A job refused as an alike one judged before it
+  // is refused as that one is in every session where none is admitted (RefuseAllIfNoneAdmitted):
+  // its owner may park it (Session::NoteParkable) and let sessions judge the other only, until
+  // one would admit a job (then every job is back).
+  static void TellAlike(Session& session, JobId id, Session::SharedWaitReason& shared, bool parks_jobs) {
+    session.SetSharedWaitReason(id, shared);
+    if (!parks_jobs || shared.judged == kNoId || shared.judged == id) return;
+    if (Parkable(session.job(id)) && Parkable(session.job(shared.judged))) session.NoteParkable(id, shared.judged);
+  }
+
+  // A waiting job only enqueue reads: it holds nothing, and it is not measured (the elastic
+  // plugin reads every measured job for its unit of gain).
+  static bool Parkable(const JobInfo& job) { return job.HoldsNothing() && !job.measured; }
 
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,
                        AlikeRefusals& alike) {
@@ -245,7 +270,7 @@ class EnqueueAction : public Action {
     // frame, is made for the others only.
     std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
     if (Session::SharedWaitReason* same = facts ? alike.Find(*facts) : nullptr) {
-      session.SetSharedWaitReason(job.id, *same);
+      TellAlike(session, job.id, *same, alike.parks_jobs());
       return;
     }
     ConsiderAfresh(session, job, headroom, alike, std::move(facts));
@@ -257,6 +282,7 @@ class EnqueueAction : public Action {
     Resources need;
     Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
     if (refusal.shared != nullptr) {
+      refusal.shared->judged = job.id;
       session.SetSharedWaitReason(job.id, *refusal.shared);
       return;
     }

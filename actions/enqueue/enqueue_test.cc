@@ -6,6 +6,8 @@
 
 #include "api/strings.h"
 #include "scheduler/builtins.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/default_tiers.h"
 
@@ -125,6 +127,58 @@ TEST_CASE("enqueue: alike jobs that reported the same reason make no update; one
   SessionOutcome third = RunSession(b, kEnqueueOnly, 2000, &memo);
   REQUIRE(third.job_updates.size() == 1);
   CHECK(third.job_updates.at("default/c").message() == held);
+}
+
+TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session that leaves them out tells them its reason, and stops where it would admit") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=3");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  for (const char* name : {"a", "b", "c"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=4"}}, .phase = kPending});
+  }
+  // Job ids follow keys: a, b, c, held. a is judged; b and c are told what a is told.
+  WaitMemo memo;
+  memo.set_parks_jobs(true);
+  SessionOutcome first = RunSession(b, kEnqueueOnly, 0, &memo);
+  REQUIRE(first.raw.parkable.size() == 1);
+  CHECK(first.raw.parkable[0].representative == 0);
+  CHECK(first.raw.parkable[0].members == std::vector<JobId>{1, 2});
+  // An owner that does not park jobs is not told any.
+  WaitMemo plain;
+  CHECK(RunSession(b, kEnqueueOnly, 0, &plain).raw.parkable.empty());
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2});  // by the ids of the snapshot laid out last
+
+  auto run_parked = [&](Millis now) {
+    auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, ClusterCache::Layout::kLeaveOutParked),
+                                     testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &memo);
+    REQUIRE(result.ok());
+    return *std::move(result);
+  };
+  // Nothing changed: a is told what it reported, and so are b and c.
+  CycleResult same = run_parked(1000);
+  CHECK_FALSE(same.needs_every_job);
+  CHECK(same.job_updates.empty());
+  // held is gone: a is told another reason, and b and c are told it too, in key order.
+  b.cache().DeletePod("default", "held-w-0");
+  b.cache().DeletePodGroup("default", "held");
+  CycleResult moved = run_parked(2000);
+  std::vector<std::string> told;
+  for (const CycleResult::JobUpdate& u : moved.job_updates) {
+    told.push_back(u.job);
+    CHECK(u.phase == kPending);
+    CHECK(u.message() == "queue capped: capability cpu 3, allocated 0, needs 4");
+  }
+  CHECK(told == std::vector<std::string>{"default/a", "default/b", "default/c"});
+  // A job that fits arrives: the turns would take every waiting job, so the session stops and
+  // asks for them, deciding nothing.
+  b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  CycleResult stopped = run_parked(3000);
+  CHECK(stopped.needs_every_job);
+  CHECK(stopped.job_updates.empty());
+  CHECK(stopped.parkable.empty());
 }
 
 TEST_CASE("enqueue: queues come in share order") {

@@ -1,12 +1,50 @@
 #include "scheduler/framework/cycle.h"
 
 #include <chrono>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "api/status_macros.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
+namespace {
+
+// The session's job updates, with those of the parked jobs (ClusterSnapshot::parked) whose
+// class's representative was told a new reason: they are told it too, in key order among the
+// others (as a session over every job lists them). A representative told no new reason leaves
+// its class as it was: each member reported what it reported.
+void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>& updates) {
+  const ClusterSnapshot& cluster = session.cluster();
+  std::vector<const WaitReason*> told(cluster.parked_representatives.size(), nullptr);
+  bool any_told = false;
+  for (size_t c = 0; c < told.size(); ++c) {
+    const JobId representative = cluster.parked_representatives[c];
+    if (representative == kNoId) continue;
+    const JobStatusUpdate* update = session.FindUpdate(representative);
+    if (update == nullptr || !update->waiting) continue;
+    told[c] = &*update->waiting;
+    any_told = true;
+  }
+  updates.reserve(session.job_updates().size());
+  auto next_parked = cluster.parked.begin();
+  auto tell_parked_before = [&](JobId job) {
+    if (!any_told) return;
+    for (; next_parked != cluster.parked.end() && next_parked->before <= job; ++next_parked) {
+      const WaitReason* reason = told[static_cast<size_t>(next_parked->parked_class)];
+      if (reason != nullptr) updates.push_back({std::string(next_parked->key), PodGroupPhase::kPending, *reason, false});
+    }
+  };
+  for (const JobStatusUpdate& u : session.job_updates()) {
+    tell_parked_before(u.job);
+    updates.push_back({session.job(u.job).key(), u.phase, u.waiting, u.scaled});
+  }
+  tell_parked_before(static_cast<JobId>(cluster.jobs.size()));
+}
+
+}  // namespace
 
 absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const SchedulerConfig& config,
                                                const Registry& registry, WaitMemo* memo,
@@ -15,9 +53,14 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
   ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open(std::move(snapshot), config, registry));
   session->set_wait_memo(memo);
   RETURN_IF_ERROR(session->RunActions(registry));
+  CycleResult result;
+  if (session->needs_every_job()) {
+    result.needs_every_job = true;
+    if (spent != nullptr) *spent = std::move(*session).TakeCluster();
+    return result;
+  }
   session->Close();
   if (memo != nullptr) memo->SessionEnded();
-  CycleResult result;
   for (const Binding& b : session->bindings()) {
     const TaskInfo& task = session->task(b.task);
     result.binds.push_back({task.key(), session->job(task.job).key(), session->node(b.node).name()});
@@ -27,10 +70,10 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     std::string node = task.node != kNoId ? session->node(task.node).name() : "";
     result.evicts.push_back({task.key(), session->job(task.job).key(), node, e.reason});
   }
-  result.job_updates.reserve(session->job_updates().size());
-  for (const JobStatusUpdate& u : session->job_updates()) {
-    result.job_updates.push_back({session->job(u.job).key(), u.phase, u.waiting, u.scaled});
-  }
+  TellParkedJobs(*session, result.job_updates);
+  std::map<JobId, std::vector<JobId>> parkable;  // by representative
+  for (const auto& [member, representative] : session->parkable()) parkable[representative].push_back(member);
+  for (auto& [representative, members] : parkable) result.parkable.push_back({representative, std::move(members)});
   std::vector<Resources> allocated(session->cluster().queues.size());
   for (JobId id : session->LiveJobs()) {  // the others hold nothing
     const JobInfo& job = session->job(id);

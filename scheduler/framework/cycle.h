@@ -48,6 +48,17 @@ struct CycleResult {
     std::optional<Resources> deserved;
   };
   std::vector<QueueState> queues;
+  // The session stopped (Session::NeedEveryJob): nothing else here holds. Its owner runs it
+  // again over a snapshot of every job (ClusterCache::UnparkAll).
+  bool needs_every_job = false;
+  // Pending jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
+  // was refused as `representative` was, for what they share alone. Only when the memo says the
+  // owner parks jobs (WaitMemo::parks_jobs).
+  struct Parkable {
+    JobId representative;
+    std::vector<JobId> members;
+  };
+  std::vector<Parkable> parkable;
   // Wall time of the session and of each action (not part of any deterministic output).
   std::vector<std::pair<std::string, int64_t>> action_micros;
   int64_t duration_micros = 0;  // wall time of the session (not part of any deterministic output)

@@ -67,6 +67,7 @@ absl::Status Session::RunActions(const Registry& registry) {
     action->Execute(*this);
     action_micros_.emplace_back(
         name, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
+    if (needs_every_job_) break;  // what it decides is dropped: the session runs again
   }
   return absl::OkStatus();
 }
@@ -83,6 +84,17 @@ void Session::Close() {
       SetJobPhase(job.id, PodGroupPhase::kRunning);
     }
   }
+  // A pair holds when both are Pending and told equal reasons as the session ends.
+  auto holds = [this](JobId member, JobId representative) {
+    if (cluster_.jobs[member].phase != PodGroupPhase::kPending ||
+        cluster_.jobs[representative].phase != PodGroupPhase::kPending) {
+      return false;
+    }
+    const WaitReason* a = ToldWaitReason(member);
+    const WaitReason* b = ToldWaitReason(representative);
+    return a != nullptr && b != nullptr && (a == b || *a == *b);
+  };
+  std::erase_if(parkable_, [&](const std::pair<JobId, JobId>& p) { return !holds(p.first, p.second); });
   SettleUpdates();
   closed_ = true;
 }
@@ -189,6 +201,12 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
     opened_phase_.push_back(cluster_.jobs[job].phase);
   }
   return job_updates_[index];
+}
+
+const WaitReason* Session::ToldWaitReason(JobId job) const {
+  const int32_t index = job_update_index_[job];
+  if (index >= 0) return job_updates_[index].waiting ? &*job_updates_[index].waiting : nullptr;
+  return reason_as_reported_[job] ? cluster_.jobs[job].reported_wait.get() : nullptr;
 }
 
 void Session::SettleUpdates() {

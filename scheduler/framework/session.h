@@ -453,6 +453,7 @@ class Session {
   struct SharedWaitReason {
     WaitReason reason;
     const WaitReason* equal_reported = nullptr;  // a JobInfo::reported_wait found equal to it
+    JobId judged = kNoId;  // the job it was made for, when an action says (enqueue)
   };
   // SetWaitReason(job, shared.reason), by the address of the job's reported reason when it can.
   void SetSharedWaitReason(JobId job, SharedWaitReason& shared);
@@ -465,9 +466,27 @@ class Session {
   // metrics and reports. Last report wins.
   void ReportQueueDeserved(QueueId queue, Resources deserved);
   const std::map<QueueId, Resources>& queue_deserved() const { return queue_deserved_; }
+  // ---- Parked jobs (ClusterSnapshot::parked) ----
+  // `member`, a Pending job, was told the reason `representative` was told for what the two
+  // share alone (enqueue's alike refusals): it may be parked, unless either ends the session
+  // in another phase or with another reason (kept for CycleResult::parkable by Close).
+  void NoteParkable(JobId member, JobId representative) { parkable_.emplace_back(member, representative); }
+  // After Close: the noted pairs that hold, in the order noted.
+  const std::vector<std::pair<JobId, JobId>>& parkable() const { return parkable_; }
+  // An action would decide differently with the parked jobs in the session (enqueue would admit
+  // a job, and then the order of every waiting job matters): the session stops after it, and
+  // its owner runs it again over every job.
+  void NeedEveryJob() { needs_every_job_ = true; }
+  bool needs_every_job() const { return needs_every_job_; }
+
   // Marks a job whose elastic worker count changed (restarts its cooldown).
   void MarkScaled(JobId job);
   bool WasScaled(JobId job) const;
+  // The job's update, or null (after Close: only updates that tell the owner something).
+  const JobStatusUpdate* FindUpdate(JobId job) const {
+    const int32_t index = job_update_index_[job];
+    return index >= 0 ? &job_updates_[index] : nullptr;
+  }
 
   const std::vector<Binding>& bindings() const { return bindings_; }
   const std::vector<Eviction>& evictions() const { return evictions_; }
@@ -581,7 +600,11 @@ class Session {
   // reported_wait: the job's phase is as it was and it was not scaled), and lists the rest in
   // job order (namespace/name), not in the order the actions came to them.
   void SettleUpdates();
+  // The reason the job is told this session (null: none), before SettleUpdates.
+  const WaitReason* ToldWaitReason(JobId job) const;
   bool closed_ = false;
+  std::vector<std::pair<JobId, JobId>> parkable_;  // (member, representative)
+  bool needs_every_job_ = false;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };
 

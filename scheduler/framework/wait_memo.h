@@ -28,6 +28,10 @@ class WaitMemo {
   explicit WaitMemo(bool enabled = true) : enabled_(enabled) {}
 
   bool enabled() const { return enabled_; }
+  // Whether the owner parks the jobs sessions say it may (ClusterCache::ParkJobs): the
+  // simulator does; then enqueue notes them (Session::NoteParkable).
+  bool parks_jobs() const { return enabled_ && parks_jobs_; }
+  void set_parks_jobs(bool parks) { parks_jobs_ = parks; }
 
   // A run of `action` that changed nothing, in state `fingerprint`; `touched`: it changed task
   // states and undid them. Valid until `expires` (exclusive).
@@ -115,6 +119,7 @@ class WaitMemo {
 
  private:
   bool enabled_;
+  bool parks_jobs_ = false;
   std::map<std::string, FruitlessRun, std::less<>> runs_;
   std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;

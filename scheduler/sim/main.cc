@@ -261,12 +261,15 @@ absl::Status Main(const Flags& flags) {
     if (terminal) std::cerr << "\r\033[K";  // clear the progress line
     // One line per run, whatever stderr is: how much was simulated, how fast.
     std::cerr << StrFormat("lahar-sim: %s: %s simulated in %.1fs (%.0fx real time), %d/%d jobs completed, %lld sessions, "
-                           "%lld of %lld evicting runs skipped as unchanged\n",
+                           "%lld of %lld evicting runs skipped as unchanged, %lld sessions judged parked jobs by "
+                           "their class (%lld of them again with every job)\n",
                            label.c_str(), HumanSeconds(run.figures.end_time).c_str(), wall,
                            wall > 0 ? run.figures.end_time / wall : 0.0, run.figures.completed_jobs, run.figures.jobs,
                            static_cast<long long>(run.figures.sessions),
                            static_cast<long long>(run.figures.skipped_runs),
-                           static_cast<long long>(run.figures.skipped_runs + run.figures.tried_runs));
+                           static_cast<long long>(run.figures.skipped_runs + run.figures.tried_runs),
+                           static_cast<long long>(run.figures.parked_sessions),
+                           static_cast<long long>(run.figures.rerun_sessions));
     if (run.figures.stalled) {
       // Nothing left to happen could start them: say why they wait, per kind (spec 7).
       std::string kinds;

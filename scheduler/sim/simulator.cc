@@ -247,8 +247,7 @@ void Simulation::CountFreeDomains() {
 
 absl::Status Simulation::RunSession() {
   CountFreeDomains();
-  ASSIGN_OR_RETURN(CycleResult result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
-                                                                  registry_, &wait_memo_, &spent_snapshot_));
+  ASSIGN_OR_RETURN(CycleResult result, RunCycle());
   ++sessions_;
   if (options_.on_session) options_.on_session(spent_snapshot_, result, now_);
   session_micros_.push_back(static_cast<double>(result.duration_micros));
@@ -299,7 +298,23 @@ absl::Status Simulation::RunSession() {
   }
   changed_since_session_ = changed;
   if (!options_.explain_job.empty()) last_queues_ = std::move(result.queues);
+  for (const CycleResult::Parkable& p : result.parkable) cache_.ParkJobs(p.representative, p.members);
   return absl::OkStatus();
+}
+
+absl::StatusOr<CycleResult> Simulation::RunCycle() {
+  if (cache_.AnyParked()) {
+    ++parked_sessions_;
+    ASSIGN_OR_RETURN(CycleResult result,
+                     RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_parked_snapshot_),
+                                                        ClusterCache::Layout::kLeaveOutParked),
+                                        config_, registry_, &wait_memo_, &spent_parked_snapshot_));
+    if (!result.needs_every_job) return result;
+    ++rerun_sessions_;
+    cache_.UnparkAll();
+  }
+  return RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_, registry_, &wait_memo_,
+                            &spent_snapshot_);
 }
 
 std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {
@@ -502,6 +517,8 @@ RunRecord Simulation::TakeRecord() {
   record.sessions = sessions_;
   record.skipped_runs = wait_memo_.skipped();
   record.tried_runs = wait_memo_.tried();
+  record.parked_sessions = parked_sessions_;
+  record.rerun_sessions = rerun_sessions_;
   record.binds = binds_;
   record.evictions = evictions_;
   record.stalled = stalled_;

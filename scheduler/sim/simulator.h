@@ -67,6 +67,9 @@ struct SimFigures {
   // Evicting-action runs skipped because nothing they read changed since they found no plan
   // (WaitMemo), and runs tried in full with a fingerprint.
   int64_t skipped_runs = 0, tried_runs = 0;
+  // Sessions that judged parked jobs by their class (ClusterCache::ParkJobs), and those of them
+  // that ran again over every job as one would have been admitted.
+  int64_t parked_sessions = 0, rerun_sessions = 0;
   int64_t binds = 0;
   double session_p50_micros = 0, session_p99_micros = 0;
   double end_time = 0;  // seconds of simulated time covered

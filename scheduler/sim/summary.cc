@@ -72,6 +72,8 @@ std::string BuildSummaryJson(const RunRecord& record, SimFigures& f) {
   f.sessions = record.sessions;
   f.skipped_runs = record.skipped_runs;
   f.tried_runs = record.tried_runs;
+  f.parked_sessions = record.parked_sessions;
+  f.rerun_sessions = record.rerun_sessions;
   f.binds = record.binds;
   double gpu_ms = 0, useful_gpu_ms = 0;
   for (const JobRecord* job_record : record.jobs) {

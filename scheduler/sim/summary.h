@@ -54,6 +54,7 @@ struct RunRecord {
   std::vector<double> used_integral, allocatable_integral;        // per resource id
   int64_t sessions = 0, binds = 0, evictions = 0;
   int64_t skipped_runs = 0, tried_runs = 0;
+  int64_t parked_sessions = 0, rerun_sessions = 0;
   std::vector<double> session_micros;                      // wall time per session
   std::map<std::string, std::vector<double>> action_micros;  // action -> wall time per session
   // The run ended because nothing could change any more while jobs still waited.

@@ -2,7 +2,8 @@
 # Sessions skip work that cannot turn out differently (WaitMemo); `lahar-sim run --no-skip`
 # tries everything. The events must be byte-identical either way, on every bundled example and
 # trace slice, on the first 30 days of the whole Microsoft Philly trace (when the shared traces
-# are there; LAHAR_PHILLY_DAYS=0 leaves it out), and at least one run must have skipped work.
+# are there; LAHAR_PHILLY_DAYS=0 leaves it out), and on Philly work must have been skipped:
+# evicting runs, and waiting jobs parked (judged by their class).
 # Usage: skip_identity_test.sh PATH/TO/lahar-sim
 set -u
 sim="$1"
@@ -42,8 +43,18 @@ if [ "$days" != 0 ] && [ -n "$fixtures" ] && [ -f "$philly" ]; then
   if [ -f "$work/philly.json" ]; then
     same "philly, first ${days} days" "$work/philly.json" --until "$((days * 24))h"
     # The memo must have done something on a month of backlog.
-    if ! grep -qE ", [1-9][0-9]* of [0-9]+ evicting runs skipped as unchanged$" "$work/err"; then
+    if ! grep -qE ", [1-9][0-9]* of [0-9]+ evicting runs skipped as unchanged, " "$work/err"; then
       echo "FAIL philly: no evicting run was skipped: $(tail -n 2 "$work/err")"
+      failed=$((failed + 1))
+    fi
+    # Its backlog of alike jobs must have been parked, some sessions run again with every job
+    # (a parked session that would admit one), and none parked with --no-skip (the second run).
+    parked='sessions judged parked jobs by their class \(([0-9]+) of them again with every job\)$'
+    skipping=$(grep -E "${parked}" "$work/err" | head -n 1)
+    trying=$(grep -E "${parked}" "$work/err" | tail -n 1)
+    if ! grep -qE ", [1-9][0-9]* ${parked}" <<<"$skipping" || grep -qE "\(0 of them again" <<<"$skipping" ||
+       ! grep -qE ", 0 ${parked}" <<<"$trying"; then
+      echo "FAIL philly: parking was not exercised, or ran with --no-skip: $(cat "$work/err")"
       failed=$((failed + 1))
     fi
   fi
