@@ -192,17 +192,20 @@ class EnqueueAction : public Action {
     if (!session.HasClusterAdmissionHooks()) headroom.emplace(session);
     AlikeRefusals alike(session);
     if (RefuseAllIfNoneAdmitted(session, jobs_of, headroom, alike)) return;
-    // A job is admitted: the turns decide from here, and they take every waiting job in order.
-    if (!session.cluster().parked.empty()) {
-      session.NeedEveryJob();
-      return;
-    }
 
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
+    // The turns take every waiting job: parked ones are left out only while their classes are
+    // refused alike in every state the turns pass through (ParkedClasses).
+    ParkedClasses parked;
+    if (!parked.AlikeInThisState(session, headroom, alike)) return session.NeedEveryJob();
     QueueTurns turns(session, "enqueue", std::move(jobs_of));
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
+      const uint64_t state = session.state_version();
       Consider(session, session.job(turns.TakeJob(q)), headroom, alike);
+      if (session.state_version() != state && !parked.AlikeInThisState(session, headroom, alike)) {
+        return session.NeedEveryJob();
+      }
       turns.PutBack(q);
     }
   }
@@ -261,6 +264,51 @@ class EnqueueAction : public Action {
   // A waiting job only enqueue reads: it holds nothing, and it is not measured (the elastic
   // plugin reads every measured job for its unit of gain).
   static bool Parkable(const JobInfo& job) { return job.HoldsNothing() && !job.measured; }
+
+  // The classes of the jobs the session's snapshot left out (ClusterSnapshot::parked), as the
+  // turns pass from state to state. A refused job moves no state, and the queue order reads the
+  // state alone (QueueTurns), so the parked jobs' turns would change no other job's: the session
+  // decides as one over every job would when each class is refused, as its representative is,
+  // for one same reason in every state the turns pass through. Each parked job is then told
+  // that reason (RunSchedulingCycle). Else the session needs every job.
+  class ParkedClasses {
+   public:
+    // False when a class would be admitted in the current state, or refused otherwise than in
+    // the first state asked about.
+    bool AlikeInThisState(Session& session, const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+      const std::vector<JobId>& representatives = session.cluster().parked_representatives;
+      if (representatives.empty()) return true;
+      first_.resize(representatives.size());
+      for (size_t c = 0; c < representatives.size(); ++c) {
+        if (representatives[c] == kNoId) continue;  // a class that is gone
+        std::optional<WaitReason> refusal = RefusalOf(session, session.job(representatives[c]), headroom, alike);
+        if (!refusal) return false;
+        if (!first_[c]) {
+          first_[c] = std::move(refusal);
+        } else if (!(*first_[c] == *refusal)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+   private:
+    // The job's refusal in the current state, as its alike jobs are told it; nullopt when it
+    // would be admitted (or is not judged by its facts alone).
+    static std::optional<WaitReason> RefusalOf(Session& session, const JobInfo& job,
+                                               const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+      std::optional<AlikeRefusals::Facts> facts = alike.FactsOf(job);
+      if (!facts) return std::nullopt;
+      if (Session::SharedWaitReason* same = alike.Find(*facts)) return same->reason;
+      Resources need;
+      Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
+      if (refusal.shared == nullptr) return refusal.own;
+      refusal.shared->judged = job.id;
+      return refusal.shared->reason;
+    }
+
+    std::vector<std::optional<WaitReason>> first_;  // per class
+  };
 
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,
                        AlikeRefusals& alike) {

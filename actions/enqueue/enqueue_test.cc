@@ -129,10 +129,11 @@ TEST_CASE("enqueue: alike jobs that reported the same reason make no update; one
   CHECK(third.job_updates.at("default/c").message() == held);
 }
 
-TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session that leaves them out tells them its reason, and stops where it would admit") {
+TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session that leaves them out tells them its reason, and stops where they would be told another") {
   ClusterBuilder b;
   b.Node("n1", "cpu=16");
   b.Queue("capped", 1, "cpu=3");
+  b.Queue("open", 1, "");
   b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
   b.Running("held-w-0", "n1");
   for (const char* name : {"a", "b", "c"}) {
@@ -172,10 +173,20 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
     CHECK(u.message() == "queue capped: capability cpu 3, allocated 0, needs 4");
   }
   CHECK(told == std::vector<std::string>{"default/a", "default/b", "default/c"});
-  // A job that fits arrives: the turns would take every waiting job, so the session stops and
-  // asks for them, deciding nothing.
+  for (const CycleResult::JobUpdate& u : moved.job_updates) b.cache().NoteWaitReported(u.job, *u.waiting);
+  // A job that fits arrives in the other queue: the turns admit it, and the class is refused
+  // for the same reason before and after, so the session goes on without it.
+  b.Job("other", {.queue = "open", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  CycleResult admitted = run_parked(3000);
+  CHECK_FALSE(admitted.needs_every_job);
+  REQUIRE(admitted.job_updates.size() == 1);
+  CHECK(admitted.job_updates[0].job == "default/other");
+  CHECK(admitted.job_updates[0].phase == PodGroupPhase::kInqueue);
+  // One arrives in the class's queue: admitting it changes what the class is told, and the
+  // parked jobs' turns decide which of them are told which, so the session stops and asks for
+  // every job, deciding nothing.
   b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
-  CycleResult stopped = run_parked(3000);
+  CycleResult stopped = run_parked(4000);
   CHECK(stopped.needs_every_job);
   CHECK(stopped.job_updates.empty());
   CHECK(stopped.parkable.empty());
