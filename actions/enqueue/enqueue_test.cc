@@ -190,6 +190,9 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   CHECK(stopped.needs_every_job);
   CHECK(stopped.job_updates.empty());
   CHECK(stopped.parkable.empty());
+  // What it took is kept: the owner counts it in the session's time.
+  REQUIRE(stopped.action_micros.size() == 1);
+  CHECK(stopped.action_micros[0].first == "enqueue");
 }
 
 TEST_CASE("enqueue: queues come in share order") {

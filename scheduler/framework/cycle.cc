@@ -54,8 +54,15 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
   session->set_wait_memo(memo);
   RETURN_IF_ERROR(session->RunActions(registry));
   CycleResult result;
+  auto time_taken = [&] {
+    result.action_micros = session->action_micros();
+    result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count();
+  };
   if (session->needs_every_job()) {
     result.needs_every_job = true;
+    time_taken();
     if (spent != nullptr) *spent = std::move(*session).TakeCluster();
     return result;
   }
@@ -85,10 +92,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     if (deserved != session->queue_deserved().end()) state.deserved = deserved->second;
     result.queues.push_back(std::move(state));
   }
-  result.action_micros = session->action_micros();
-  result.duration_micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                               std::chrono::steady_clock::now() - started)
-                               .count();
+  time_taken();
   if (spent != nullptr) *spent = std::move(*session).TakeCluster();
   return result;
 }

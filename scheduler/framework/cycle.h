@@ -48,8 +48,8 @@ struct CycleResult {
     std::optional<Resources> deserved;
   };
   std::vector<QueueState> queues;
-  // The session stopped (Session::NeedEveryJob): nothing else here holds. Its owner runs it
-  // again over a snapshot of every job (ClusterCache::UnparkAll).
+  // The session stopped (Session::NeedEveryJob): nothing else here holds but its timings. Its
+  // owner runs it again over a snapshot of every job (ClusterCache::UnparkAll).
   bool needs_every_job = false;
   // Pending jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
   // was refused as `representative` was, for what they share alone. Only when the memo says the
