@@ -316,10 +316,10 @@ absl::StatusOr<CycleResult> Simulation::RunCycle() {
                                                            registry_, &wait_memo_, &spent_snapshot_));
     // The session's time is both runs': the stopped one's actions count in theirs.
     again.duration_micros += result.duration_micros;
-    for (const auto& [action, micros] : result.action_micros) {
+    for (const std::pair<std::string, int64_t>& stopped : result.action_micros) {
       auto same = std::find_if(again.action_micros.begin(), again.action_micros.end(),
-                               [&](const auto& entry) { return entry.first == action; });
-      if (same != again.action_micros.end()) same->second += micros;
+                               [&stopped](const auto& entry) { return entry.first == stopped.first; });
+      if (same != again.action_micros.end()) same->second += stopped.second;
     }
     return again;
   }
