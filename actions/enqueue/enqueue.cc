@@ -239,7 +239,6 @@ class EnqueueAction : public Action {
         Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
         if (!refusal.Refuses()) return false;
         if (refusal.shared != nullptr) {
-          refusal.shared->judged = id;
           shared.emplace_back(id, refusal.shared);
         } else {
           own.emplace_back(id, *std::move(refusal.own));
@@ -303,7 +302,6 @@ class EnqueueAction : public Action {
       Resources need;
       Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
       if (refusal.shared == nullptr) return refusal.own;
-      refusal.shared->judged = job.id;
       return refusal.shared->reason;
     }
 
@@ -330,7 +328,6 @@ class EnqueueAction : public Action {
     Resources need;
     Refusal refusal = JudgeAfresh(session, job, headroom, alike, std::move(facts), need);
     if (refusal.shared != nullptr) {
-      refusal.shared->judged = job.id;
       session.SetSharedWaitReason(job.id, *refusal.shared);
       return;
     }
@@ -364,7 +361,11 @@ class EnqueueAction : public Action {
       refusal = QueueLimitOrGeneral(session, QueueCheck::kAdmit, job, need, "capability");
     }
     if (!refusal) return {};
-    if (facts) return {&alike.Remember(*std::move(facts), *std::move(refusal)), std::nullopt};
+    if (facts) {
+      Session::SharedWaitReason& shared = alike.Remember(*std::move(facts), *std::move(refusal));
+      shared.judged = job.id;  // alike jobs told it may be parked behind this one
+      return {&shared, std::nullopt};
+    }
     return {nullptr, std::move(refusal)};
   }
 };

@@ -203,12 +203,6 @@ JobStatusUpdate& Session::UpdateFor(JobId job) {
   return job_updates_[index];
 }
 
-const WaitReason* Session::ToldWaitReason(JobId job) const {
-  const int32_t index = job_update_index_[job];
-  if (index >= 0) return job_updates_[index].waiting ? &*job_updates_[index].waiting : nullptr;
-  return reason_as_reported_[job] ? cluster_.jobs[job].reported_wait.get() : nullptr;
-}
-
 void Session::SettleUpdates() {
   size_t kept = 0;
   for (size_t i = 0; i < job_updates_.size(); ++i) {

@@ -458,9 +458,13 @@ class Session {
   // SetWaitReason(job, shared.reason), by the address of the job's reported reason when it can.
   void SetSharedWaitReason(JobId job, SharedWaitReason& shared);
   // Whether an action set the job's reason this session.
-  bool HasWaitReason(JobId job) const {
+  bool HasWaitReason(JobId job) const { return ToldWaitReason(job) != nullptr; }
+  // The reason the job is told this session (null: none), until Close settles the updates.
+  const WaitReason* ToldWaitReason(JobId job) const {
     const int32_t index = job_update_index_[job];
-    return index >= 0 ? job_updates_[index].waiting.has_value() : reason_as_reported_[job];
+    if (index >= 0) return job_updates_[index].waiting ? &*job_updates_[index].waiting : nullptr;
+    // Set only when the reason equals the reported one, so that one is there.
+    return reason_as_reported_[job] ? cluster_.jobs[job].reported_wait.get() : nullptr;
   }
   // The effective deserved share of a queue as a plugin computed it (proportion), for status,
   // metrics and reports. Last report wins.
@@ -600,8 +604,6 @@ class Session {
   // reported_wait: the job's phase is as it was and it was not scaled), and lists the rest in
   // job order (namespace/name), not in the order the actions came to them.
   void SettleUpdates();
-  // The reason the job is told this session (null: none), before SettleUpdates.
-  const WaitReason* ToldWaitReason(JobId job) const;
   bool closed_ = false;
   std::vector<std::pair<JobId, JobId>> parkable_;  // (member, representative)
   bool needs_every_job_ = false;
