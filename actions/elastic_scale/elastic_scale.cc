@@ -31,6 +31,7 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   auto pass = [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
     VictimOrderCache orders;
     for (JobId id : jobs) {
+      if (orders.FailsAsItsClass(session, id)) continue;  // most of a backlog
       const JobInfo& job = session.job(id);
       std::pair<int64_t, int64_t> key{job.queue, 0};
       // A job that must stay inside one network domain keeps capacity in the domain where the

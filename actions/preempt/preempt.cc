@@ -14,7 +14,7 @@ class PreemptAction : public Action {
   void Execute(Session& session) override {
     StarvingJobHandler handler;
     // The order depends on the queue and the priority.
-    handler.key = [](const JobInfo& job) { return std::pair<int64_t, int64_t>{job.queue, job.priority}; };
+    handler.key = [](QueueId queue, int32_t priority) { return std::pair<int64_t, int64_t>{queue, priority}; };
     handler.policy = [](const JobInfo& job) -> std::optional<VictimPolicy> {
       VictimPolicy policy;
       policy.kind = [queue = job.queue, priority = job.priority](const JobInfo& other) {

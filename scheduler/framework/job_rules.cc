@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <tuple>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
@@ -451,6 +452,23 @@ std::vector<JobId> StarvingJobs(const Session& session) {
   SortInJobOrder(session, "starving", memo.ids);
   memo.version = session.state_version();
   return memo.ids;
+}
+
+const std::vector<int32_t>& StarvingClassOf(const Session& session) {
+  Session::Memos& memos = session.memos();
+  if (memos.starving_classes_version == session.state_version()) return memos.starving_class_of;
+  std::vector<int32_t>& class_of = memos.starving_class_of;
+  class_of.assign(session.cluster().jobs.size(), -1);
+  absl::flat_hash_map<std::tuple<QueueId, int32_t, uint64_t>, int32_t> classes;
+  for (JobId id : StarvingJobIds(session)) {
+    const JobInfo& job = session.job(id);
+    if (session.JobDomains(job, /*for_eviction=*/true)) continue;
+    auto [it, inserted] = classes.try_emplace(std::make_tuple(job.queue, job.priority, MinShapesHash(session, job)),
+                                              static_cast<int32_t>(classes.size()));
+    class_of[id] = it->second;
+  }
+  memos.starving_classes_version = session.state_version();
+  return class_of;
 }
 
 }  // namespace lahar

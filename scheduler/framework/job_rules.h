@@ -240,6 +240,11 @@ void SortInJobOrder(const Session& session, std::string_view list, std::vector<J
 const std::vector<JobId>& StarvingJobIds(const Session& session);
 // The same, in job order (JobOrderLess): the order the evicting actions serve them in.
 std::vector<JobId> StarvingJobs(const Session& session);
+// Per job id: the class of a starving job that a plan for it could share with others, else -1.
+// Jobs of one class have the same queue, priority and unplaced min (MinShapesHash), and no
+// network domain to stay in: in one state, a plan fails for one as for the others (the evicting
+// actions' failures are kept by what a class shares, VictimOrderCache::FailsAlike).
+const std::vector<int32_t>& StarvingClassOf(const Session& session);
 
 }  // namespace lahar
 

@@ -280,6 +280,8 @@ class Session {
     };
     PerVersion starving_jobs;         // StarvingJobIds, by state_version()
     PerVersion starving_in_order;     // StarvingJobs, by state_version()
+    uint64_t starving_classes_version = UINT64_MAX;
+    std::vector<int32_t> starving_class_of;  // StarvingClassOf, by state_version()
     // Per job, by job_tasks_version(), sized when first asked (many sessions ask for none):
     std::vector<PerVersion> reach_min;        // TasksToReachMin
     std::vector<PerVersion> elastic_workers;  // ElasticWorkers

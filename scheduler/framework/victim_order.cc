@@ -293,6 +293,7 @@ using victims_internal::VictimOrder;
 VictimOrderCache::VictimOrderCache() : entries_(std::make_unique<Entries>()) {}
 VictimOrderCache::~VictimOrderCache() = default;
 void VictimOrderCache::Clear() {
+  entries_->classes_off = true;
   entries_->orders.clear();
   entries_->ranked_workers.clear();
   entries_->candidates.Clear();
@@ -313,6 +314,26 @@ bool VictimOrderCache::FailsAlike(Session& session, const JobInfo& job, std::pai
   }
   if (last->second) session.ForgetCachedSearches();  // the trace the failed plan left
   LAHAR_LOG(2, "victims") << job.key() << ": fails as a starving job of the same shapes did";
+  Entries& e = *entries_;
+  if (!e.classes_off) {
+    if (e.class_of.empty()) e.class_of = StarvingClassOf(session);
+    const int32_t c = e.class_of[job.id];
+    if (c >= 0) {
+      if (e.class_fails.size() <= static_cast<size_t>(c)) e.class_fails.resize(static_cast<size_t>(c) + 1, 0);
+      e.class_fails[c] = last->second ? 2 : 1;
+    }
+  }
+  return true;
+}
+
+bool VictimOrderCache::FailsAsItsClass(Session& session, JobId job) {
+  const Entries& e = *entries_;
+  if (e.classes_off || e.class_fails.empty()) return false;
+  const int32_t c = e.class_of[job];
+  if (c < 0 || static_cast<size_t>(c) >= e.class_fails.size() || e.class_fails[c] == 0) return false;
+  if (session.JobScope(job) != nullptr) return false;  // confined for now: a key of its own
+  if (e.class_fails[c] == 2) session.ForgetCachedSearches();
+  LAHAR_LOG(2, "victims") << session.job(job).key() << ": fails as a starving job of the same shapes did";
   return true;
 }
 
@@ -325,6 +346,7 @@ void VictimOrderCache::LeftAlone(const Session& session, const JobInfo& job, std
 void VictimOrderCache::Committed(const Session& session, const VictimPlan& plan) {
   // A budget shared by several jobs allows less for each once one of them lost pods.
   if (!session.cluster().disruption_budgets.empty()) return Clear();
+  entries_->classes_off = true;
   entries_->failures.clear();
   entries_->last_failure.reset();
   entries_->ranked_workers.clear();

@@ -137,6 +137,11 @@ struct VictimOrderCache::Entries {
   // The entry of `failures` last found, for a run of alike jobs (cleared with it).
   std::optional<std::pair<uint64_t, bool>> last_failure;
   victims_internal::RankedWorkers ranked_workers;  // until a plan is kept
+  // FailsAsItsClass': StarvingClassOf when first asked, and per class whether its jobs fail
+  // alike (1; 2: replaying a trace) or not known (0). Off for good once a plan is kept.
+  std::vector<int32_t> class_of;
+  std::vector<int8_t> class_fails;
+  bool classes_off = false;
 };
 
 }  // namespace lahar

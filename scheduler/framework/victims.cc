@@ -76,7 +76,12 @@ StarvingPass RelieveEach(Session& session, std::string_view action, const Starvi
   VictimOrderCache orders;
   for (JobId id : starving) {
     const JobInfo& job = session.job(id);
-    std::pair<int64_t, int64_t> key = handler.key ? handler.key(job) : std::pair<int64_t, int64_t>{job.queue, 0};
+    if (orders.FailsAsItsClass(session, id)) {  // most of a backlog, once one of its class failed
+      LAHAR_LOG(2, action) << job.key() << ": min does not fit, nothing evicted";
+      continue;
+    }
+    std::pair<int64_t, int64_t> key =
+        handler.key ? handler.key(job.queue, job.priority) : std::pair<int64_t, int64_t>{job.queue, 0};
     const std::pair<int64_t, int64_t> order_key = handler.order_key ? handler.order_key(job) : key;
     std::optional<DomainCandidates> where = session.JobDomains(job, /*for_eviction=*/true);
     if (FailsAlikeUnlessConfined(session, orders, job, where.has_value(), key)) {

@@ -104,6 +104,10 @@ class VictimOrderCache {
   // last kept plan: then `job` fails alike, and the failed plan's trace, when it left one, is
   // replayed. Asked before a policy is made, it spares making one.
   bool FailsAlike(Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
+  // The same answer, asked before a key is made, for a job of a class (StarvingClassOf) one of
+  // whose jobs FailsAlike found failing since this cache was made: the class shares that key and
+  // those shapes. Only until a plan is kept (the classes are those of the state before it).
+  bool FailsAsItsClass(Session& session, JobId job);
   // `job` was left alone (no policy): the starving jobs of `key` with its shapes fail alike.
   void LeftAlone(const Session& session, const JobInfo& job, std::pair<int64_t, int64_t> key);
   struct Entries;  // defined where the orders are built
@@ -139,9 +143,11 @@ std::function<std::pair<int64_t, int64_t>(const JobInfo& starving)> ElasticWorke
 
 // How an evicting action serves starving jobs (see RelieveStarvingJobs).
 struct StarvingJobHandler {
-  // The key `job`'s victim order is cached under: jobs with the same key share one order (and
-  // their policies the same victims, room and limits) until a plan commits. Null: the queue.
-  std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> key;
+  // The key a job's victim order is cached under: jobs with the same key share one order (and
+  // their policies the same victims, room and limits) until a plan commits. Made of the job's
+  // queue and priority alone, so that a class of starving jobs shares it (StarvingClassOf).
+  // Null: the queue.
+  std::function<std::pair<int64_t, int64_t>(QueueId queue, int32_t priority)> key;
   // When set, orders are shared by this key instead (policies with the same victims, whatever
   // their room and limits), and `key` keeps the failures apart.
   std::function<std::pair<int64_t, int64_t>(const JobInfo& job)> order_key;

@@ -624,6 +624,19 @@ TEST_CASE("a fruitless run is tried again once a node became freer, though no jo
   CHECK_FALSE(memo.LastRunFruitless("preempt-elastic-workers"));  // s's plan fits on n now
 }
 
+// A handler keyed by queue and priority, as preempt's, that records which jobs it is asked a
+// policy for and answers with `policy_for`.
+StarvingJobHandler RecordingHandler(Strings& asked,
+                                    std::function<std::optional<VictimPolicy>(const JobInfo&)> policy_for) {
+  StarvingJobHandler handler;
+  handler.key = [](QueueId queue, int32_t priority) { return std::pair<int64_t, int64_t>{queue, priority}; };
+  handler.policy = [&asked, policy_for = std::move(policy_for)](const JobInfo& job) {
+    asked.push_back(job.name);
+    return policy_for(job);
+  };
+  return handler;
+}
+
 // A job the handler leaves alone (no policy) fails for every starving job of its key and its
 // shapes until a plan commits: those are not asked again; another shape or another key is.
 TEST_CASE("a starving job left alone is not asked again for the jobs of its key and shapes") {
@@ -637,19 +650,45 @@ TEST_CASE("a starving job left alone is not asked again for the jobs of its key 
   b.PriorityClass("high", 100);
   testing::SessionFixture s(b, kConfig);
   Strings asked;
-  StarvingJobHandler handler;
-  handler.key = [](const JobInfo& job) { return std::pair<int64_t, int64_t>{job.queue, job.priority}; };
-  handler.policy = [&asked](const JobInfo& job) -> std::optional<VictimPolicy> {
-    asked.push_back(job.name);
-    return std::nullopt;
-  };
-  RelieveStarvingJobs(s.session(), "test", handler);
+  RelieveStarvingJobs(s.session(), "test",
+                      RecordingHandler(asked, [](const JobInfo&) -> std::optional<VictimPolicy> { return std::nullopt; }));
   std::sort(asked.begin(), asked.end());
   // One of a, b, c (whichever comes first in job order), d and e.
   REQUIRE(asked.size() == 3);
   CHECK((asked[0] == "a" || asked[0] == "b" || asked[0] == "c"));
   CHECK(asked[1] == "d");
   CHECK(asked[2] == "e");
+}
+
+// Jobs of one class (StarvingClassOf) fail as the first of them did only until a plan commits:
+// the commit changes what the rest of the class would find.
+TEST_CASE("a class of starving jobs is asked again once a plan between its jobs commits") {
+  ClusterBuilder b;
+  b.PriorityClass("high", 100);
+  b.Node("n", "cpu=8,memory=32Gi");
+  b.Job("low", {.min = 1, .tasks = {{"worker", 1, "cpu=8"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("low-worker-0", "n");
+  // In job order: a, b and c alike (they fit nowhere, and are left alone), b2 between them,
+  // whose plan takes low's node.
+  b.Job("a", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}, .priority_class = "high"});
+  b.Job("b", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}, .priority_class = "high"});
+  b.Job("b2", {.min = 1, .tasks = {{"worker", 1, "cpu=4"}}, .priority_class = "high"});
+  b.Job("c", {.min = 2, .tasks = {{"worker", 2, "cpu=16"}}, .priority_class = "high"});
+  testing::SessionFixture s(b, kConfig);
+  Strings asked;
+  auto takes_lower_priority_for_b2 = [](const JobInfo& job) -> std::optional<VictimPolicy> {
+    if (job.name != "b2") return std::nullopt;
+    VictimPolicy policy;
+    policy.kind = [priority = job.priority](const JobInfo& other) {
+      return other.priority < priority ? VictimKind::kWholeJob : VictimKind::kNone;
+    };
+    policy.reason = "preempted-for test";
+    return policy;
+  };
+  RelieveStarvingJobs(s.session(), "test", RecordingHandler(asked, takes_lower_priority_for_b2));
+  CHECK(asked == Strings{"a", "b2", "c"});
+  REQUIRE(s.session().evictions().size() == 1);
+  CHECK(s.session().task(s.session().evictions()[0].task).name() == "low-worker-0");
 }
 
 }  // namespace
