@@ -109,6 +109,8 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     if (!MinReadyByCount(job)) continue;
     const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
     if (kind == VictimKind::kNone) continue;
+    // Most running jobs: no more ready than their min, so no elastic worker (ElasticWorkers).
+    if (kind == VictimKind::kElasticWorkers && job.ReadyCount() <= job.min_available) continue;
     std::optional<Candidate>& candidate = candidates[job.id];
     const bool whole = kind == VictimKind::kWholeJob;
     if (!candidate || (whole && !candidate->whole_known)) {
