@@ -280,8 +280,9 @@ struct ClusterSnapshot {
   // The cache's version of the set of node names when it laid this snapshot out: the node ids
   // of the tasks it kept as laid out hold while the next one is laid at the same version.
   uint64_t node_set_version = 0;
-  // Pending jobs the snapshot leaves out (ClusterCache::ParkJobs, the simulator's): each is
-  // refused in every session as its class's representative, a job laid out here, is refused,
+  // Waiting jobs the snapshot leaves out (ClusterCache::ParkJobs, the simulator's): Pending ones
+  // refused, or admitted ones set aside as fitting nowhere, in every session as their class's
+  // representative, a job laid out here, is,
   // so a session judges the representative only and tells the class the same
   // (RunSchedulingCycle). Empty in every other snapshot.
   struct ParkedJob {

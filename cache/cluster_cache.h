@@ -82,7 +82,7 @@ class ClusterCache {
   // each layout the snapshot spent of that layout.
   ClusterSnapshot Snapshot(Millis now, ClusterSnapshot spent = {}, Layout layout = Layout::kEveryJob) const;
 
-  // Parks jobs of the snapshot laid out last (by its job ids): Pending jobs that its session
+  // Parks jobs of the snapshot laid out last (by its job ids): waiting jobs that its session
   // refused as it refused `representative`, for reasons that depend on what they share alone
   // (CycleResult::Parkable). Snapshots laid out with kLeaveOutParked leave them out and name them
   // in ClusterSnapshot::parked until one of them changes (that job comes back), the

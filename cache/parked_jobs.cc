@@ -1,6 +1,6 @@
-// Parked jobs (ClusterCache::ParkJobs): a backlog's Pending jobs that sessions refuse alike are
-// left out of the simulator's snapshots, so that a session costs what it judges, not the
-// backlog. Which jobs may be parked is the session's to say (CycleResult::Parkable); the cache
+// Parked jobs (ClusterCache::ParkJobs): a backlog's waiting jobs that sessions refuse (Pending)
+// or set aside (admitted, fitting nowhere) alike are left out of the simulator's snapshots, so
+// that a session costs what it judges, not the backlog. Which jobs may be parked is the session's to say (CycleResult::Parkable); the cache
 // keeps the classes and brings a job back when anything that decided its class changes.
 #include <string>
 #include <vector>

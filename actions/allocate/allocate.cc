@@ -95,6 +95,7 @@ class Allocator {
     }
 
     SetAsideDoomedJobs(jobs_of);
+    if (!ParkedClassesSetAside()) return session_.NeedEveryJob();
 
     // Only the queue whose turn it is changes its share until it is put back.
     QueueTurns turns(session_, "allocate", std::move(jobs_of));
@@ -135,9 +136,11 @@ class Allocator {
         reason.pods = d.pods;
         reason.of = job.min_available;
         same = told.insert(told.end(), Told{d.pods, job.min_available, {std::move(reason)}});
+        same->shared.judged = job.id;
       }
       LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(same->shared.reason);
       session_.SetSharedWaitReason(job.id, same->shared);
+      NoteParkable(job, same->shared.judged);
     }
 
     // Held gangs bind in a later session, once the resources being released are free; what
@@ -149,6 +152,30 @@ class Allocator {
  private:
   Shape ShapeOf(const TaskInfo& task) const {
     return Shape{task.shape, task.constraint_class, task.gated, &task.request, session_.JobScope(task.job)};
+  }
+
+  // A job set aside is told what the first set aside alike it (`judged`) is told, in every
+  // session until either changes: its owner may park it (Session::NoteParkable) when the two
+  // are alike in all a session reads of them, and `judged` comes first in job order (then,
+  // alike and holding nothing, it always does: whatever looks for the first of the jobs that
+  // wait, as backfill does, finds the same job without the parked ones).
+  void NoteParkable(const JobInfo& job, JobId judged) {
+    if (judged == job.id || !session_.wait_memo()->parks_jobs()) return;
+    const JobInfo& representative = session_.job(judged);
+    if (ParkableWhileAdmitted(session_, job) && ParkableWhileAdmitted(session_, representative) &&
+        AdmittedAlike(session_, job, representative) && session_.JobOrderLess(representative, job)) {
+      session_.NoteParkable(job.id, judged);
+    }
+  }
+
+  // Admitted jobs left out of the session (Session::parked_admitted) are set aside as their
+  // representative is when it is: alike in shapes, queue and everything the check reads. Else
+  // their turns would decide, and the session needs every job.
+  bool ParkedClassesSetAside() const {
+    const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
+    return std::all_of(parked.begin(), parked.end(), [this](const Session::ParkedAdmitted& c) {
+      return std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
+    });
   }
 
   // A job whose whole min is of shapes that fit no node now, idle or releasing: `pods` tasks,

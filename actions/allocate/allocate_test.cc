@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "api/strings.h"
+#include "scheduler/framework/cycle.h"
 #include "scheduler/framework/session.h"
 #include "scheduler/framework/wait_memo.h"
 #include "scheduler/builtins.h"
@@ -468,6 +469,68 @@ TEST_CASE("allocate: benchmark, 5000 gangs x 10 pods, 400 fit", "[.benchmark]") 
         "10/10 pods unschedulable: 2000 nodes have too little cpu");
   std::printf("allocate saturated benchmark: %zu pods, %zu job updates in %.3f s\n", out.binds.size(),
               out.raw.job_updates.size(), static_cast<double>(out.raw.duration_micros) / 1e6);
+}
+
+// Admitted jobs set aside alike (they fit nowhere) may be parked behind the first of them. A
+// session that leaves them out counts them wherever plugins sum admitted jobs, tells them what
+// their representative is told, and stops where the representative would be placed.
+TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session without them decides as one with them") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Queue("capped", 1, "cpu=30");
+  for (const char* name : {"a", "b", "c"}) b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=8"}}});
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate");
+  // Job ids follow keys: a is judged first; b and c are told what a is told.
+  WaitMemo memo;
+  SessionOutcome first;
+  CHECK(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2});  // by the ids of the snapshot laid out last
+
+  auto run = [&](Millis now, ClusterCache::Layout layout) {
+    WaitMemo plain;  // the session over every job, for comparison, parks nothing
+    auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, layout), testing::MustParseConfig(config),
+                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+    REQUIRE(result.ok());
+    return *std::move(result);
+  };
+  auto messages = [](const CycleResult& result) {
+    std::vector<std::string> told;
+    for (const CycleResult::JobUpdate& u : result.job_updates) {
+      told.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.message()));
+    }
+    return told;
+  };
+  // A job arrives in the queue; the cluster's free cpu refuses it, in both sessions alike.
+  b.Job("d", {.queue = "capped", .tasks = {{"w", 1, "cpu=8"}}, .phase = PodGroupPhase::kPending});
+  CycleResult refused = run(1000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(refused.needs_every_job);
+  REQUIRE(refused.job_updates.size() == 1);
+  CHECK(refused.job_updates[0].job == "default/d");
+  CHECK(refused.job_updates[0].phase == PodGroupPhase::kPending);
+  CHECK(messages(refused) == messages(run(1000, ClusterCache::Layout::kEveryJob)));
+  for (const CycleResult::JobUpdate& u : refused.job_updates) b.cache().NoteWaitReported(u.job, *u.waiting);
+  // Another node, too small still: a is told another reason, and so are b and c, in key order.
+  // d is now refused by its queue, whose admitted jobs count the parked ones (3 x 8 cpu).
+  b.Node("n2", "cpu=6");
+  CycleResult moved = run(2000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(moved.needs_every_job);
+  std::vector<std::string> jobs;
+  for (const CycleResult::JobUpdate& u : moved.job_updates) {
+    jobs.push_back(u.job);
+    CHECK(u.phase == (u.job == "default/d" ? PodGroupPhase::kPending : PodGroupPhase::kInqueue));
+  }
+  CHECK(jobs == std::vector<std::string>{"default/a", "default/b", "default/c", "default/d"});
+  CHECK(messages(moved) == messages(run(2000, ClusterCache::Layout::kEveryJob)));
+  CHECK(moved.job_updates.back().message() == "queue capped: capability cpu 10, allocated 24, needs 8");
+  for (const CycleResult::JobUpdate& u : moved.job_updates) b.cache().NoteWaitReported(u.job, *u.waiting);
+  // A node a fits: which of the class is placed is for their turns to say, so the session stops
+  // and asks for every job, deciding nothing.
+  b.Node("n3", "cpu=8");
+  CycleResult stopped = run(3000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK(stopped.needs_every_job);
+  CHECK(stopped.job_updates.empty());
+  CHECK(stopped.binds.empty());
 }
 
 }  // namespace

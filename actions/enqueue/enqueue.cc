@@ -279,7 +279,8 @@ class EnqueueAction : public Action {
       if (representatives.empty()) return true;
       first_.resize(representatives.size());
       for (size_t c = 0; c < representatives.size(); ++c) {
-        if (representatives[c] == kNoId) continue;  // a class that is gone
+        // A class that is gone, or one of admitted jobs (allocate's to judge).
+        if (representatives[c] == kNoId || session.job(representatives[c]).phase != PodGroupPhase::kPending) continue;
         std::optional<WaitReason> refusal = RefusalOf(session, session.job(representatives[c]), headroom, alike);
         if (!refusal) return false;
         if (!first_[c]) {

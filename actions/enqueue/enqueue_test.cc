@@ -141,11 +141,8 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   }
   // Job ids follow keys: a, b, c, held. a is judged; b and c are told what a is told.
   WaitMemo memo;
-  memo.set_parks_jobs(true);
-  SessionOutcome first = RunSession(b, kEnqueueOnly, 0, &memo);
-  REQUIRE(first.raw.parkable.size() == 1);
-  CHECK(first.raw.parkable[0].representative == 0);
-  CHECK(first.raw.parkable[0].members == std::vector<JobId>{1, 2});
+  SessionOutcome first;
+  CHECK(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) == testing::ParkableClasses{{0, {1, 2}}});
   // An owner that does not park jobs is not told any.
   WaitMemo plain;
   CHECK(RunSession(b, kEnqueueOnly, 0, &plain).raw.parkable.empty());

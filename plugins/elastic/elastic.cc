@@ -259,13 +259,7 @@ class ElasticPlugin : public Plugin {
     // Not admitted, it adds what it holds less its workers', and its workers' to `free`: nothing
     // when it holds nothing (most of a backlog), whose workers are not even looked for.
     if (job.allocated.IsZero()) {
-      if (!admitted) return;
-      // Admitted, it lacks all of its min and commits all of it (the general case below, with
-      // nothing placed).
-      Resources lacking = job.min_resources;
-      lacking.ClampNegativeToZero();
-      free -= lacking;
-      committed += lacking;
+      if (admitted) AddAdmittedHoldingNothing(job, free, committed);
       return;
     }
     const Resources& elastic = ElasticRequest(job);
@@ -277,6 +271,15 @@ class ElasticPlugin : public Plugin {
       free -= lacking;
     }
     committed += admitted ? min_part.Max(job.min_resources) : min_part;
+  }
+
+  // An admitted job with nothing placed lacks all of its min and commits all of it (the general
+  // case of AddContribution, with nothing placed).
+  static void AddAdmittedHoldingNothing(const JobInfo& job, Resources& free, Resources& committed) {
+    Resources lacking = job.min_resources;
+    lacking.ClampNegativeToZero();
+    free -= lacking;
+    committed += lacking;
   }
 
   // The contributions of every job, per session state: a vote subtracts its own job's, so a
@@ -299,6 +302,14 @@ class ElasticPlugin : public Plugin {
       for (JobId id : session_->LiveJobs()) {  // the others hold nothing and are not admitted: no part
         const JobInfo& other = session_->job(id);
         AddContribution(other, totals_.free, other.queue == kNoId ? ignored : totals_.committed[other.queue]);
+      }
+      // Admitted jobs left out hold nothing, and add what their representative would holding
+      // nothing (it may hold something by now).
+      for (const Session::ParkedAdmitted& parked : session_->parked_admitted()) {
+        const JobInfo& representative = session_->job(parked.representative);
+        for (int32_t i = 0; i < parked.members; ++i) {
+          AddAdmittedHoldingNothing(representative, totals_.free, totals_.committed[representative.queue]);
+        }
       }
     }
     return totals_;

@@ -33,6 +33,11 @@ class OvercommitPlugin : public Plugin {
       if (!job.has_pod_group || !IsAdmitted(job)) continue;
       admitted_ += AdmissionRequest(session, job);  // what it still lacks of its min
     }
+    // Admitted jobs left out lack what their representative, alike and holding nothing, does.
+    for (const Session::ParkedAdmitted& parked : session.parked_admitted()) {
+      const Resources lacking = AdmissionRequest(session, session.job(parked.representative));
+      for (int32_t i = 0; i < parked.members; ++i) admitted_ += lacking;
+    }
     session.AddClusterAdmissionFn(
         [this](const JobInfo& job, const Resources& need) -> std::optional<WaitReason> {
           if (job.min_resources.IsZero()) return std::nullopt;  // as Volcano: nothing to count

@@ -99,6 +99,12 @@ class QueueSharePlugin : public Plugin {
       const JobInfo& job = session.job(id);
       if (job.queue != kNoId && Admitted(job.phase)) Count(job);
     }
+    // Admitted jobs left out promise what their representative, alike and holding nothing, does.
+    for (const Session::ParkedAdmitted& parked : session.parked_admitted()) {
+      const Resources promise = Promise(parked.representative);
+      Resources& inqueue = queues_[session.job(parked.representative).queue].inqueue;
+      for (int32_t i = 0; i < parked.members; ++i) inqueue += promise;
+    }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
     // higher priority at admission (spec 3, enqueue).
     if (session.config().HasAction("preempt")) by_priority_ = HoldingsByPriority::Of(session);

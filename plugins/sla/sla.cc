@@ -33,7 +33,7 @@ class SlaPlugin : public Plugin {
     };
     // Votes and order change when a deadline passes, with nothing else changing.
     for (const JobInfo& job : session.cluster().jobs) {
-      if (std::optional<Millis> deadline = deadline_of(job)) session.ExpiresAt(*deadline);
+      if (std::optional<Millis> deadline = deadline_of(job)) session.ExpiresAt(*deadline, job.id);
     }
     // A job without a deadline always abstains; one with a deadline is judged by its age.
     session.AddJobEnqueueableFn([overdue_since](const JobInfo& job) { return overdue_since(job).has_value() ? kPermit : kAbstain; },

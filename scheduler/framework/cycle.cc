@@ -18,14 +18,14 @@ namespace {
 // its class as it was: each member reported what it reported.
 void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>& updates) {
   const ClusterSnapshot& cluster = session.cluster();
-  std::vector<const WaitReason*> told(cluster.parked_representatives.size(), nullptr);
+  std::vector<const JobStatusUpdate*> told(cluster.parked_representatives.size(), nullptr);
   bool any_told = false;
   for (size_t c = 0; c < told.size(); ++c) {
     const JobId representative = cluster.parked_representatives[c];
     if (representative == kNoId) continue;
     const JobStatusUpdate* update = session.FindUpdate(representative);
     if (update == nullptr || !update->waiting) continue;
-    told[c] = &*update->waiting;
+    told[c] = update;
     any_told = true;
   }
   updates.reserve(session.job_updates().size());
@@ -33,8 +33,8 @@ void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>&
   auto tell_parked_before = [&](JobId job) {
     if (!any_told) return;
     for (; next_parked != cluster.parked.end() && next_parked->before <= job; ++next_parked) {
-      const WaitReason* reason = told[static_cast<size_t>(next_parked->parked_class)];
-      if (reason != nullptr) updates.push_back({std::string(next_parked->key), PodGroupPhase::kPending, *reason, false});
+      const JobStatusUpdate* update = told[static_cast<size_t>(next_parked->parked_class)];
+      if (update != nullptr) updates.push_back({std::string(next_parked->key), update->phase, *update->waiting, false});
     }
   };
   for (const JobStatusUpdate& u : session.job_updates()) {

@@ -51,7 +51,7 @@ struct CycleResult {
   // The session stopped (Session::NeedEveryJob): nothing else here holds but its timings. Its
   // owner runs it again over a snapshot of every job (ClusterCache::UnparkAll).
   bool needs_every_job = false;
-  // Pending jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
+  // Waiting jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
   // was refused as `representative` was, for what they share alone. Only when the memo says the
   // owner parks jobs (WaitMemo::parks_jobs).
   struct Parkable {

@@ -454,6 +454,35 @@ std::vector<JobId> StarvingJobs(const Session& session) {
   return memo.ids;
 }
 
+bool ParkableWhileAdmitted(const Session& session, const JobInfo& job) {
+  if (job.phase != PodGroupPhase::kInqueue || !job.has_pod_group || job.measured || job.network_topology ||
+      !job.min_task_member.empty() || job.tasks.empty() ||
+      job.Count(TaskStatus::kPending) != static_cast<int32_t>(job.tasks.size()) ||
+      session.HasOwnDeadline(job.id)) {
+    return false;
+  }
+  return std::none_of(job.tasks.begin(), job.tasks.end(), [&](TaskId t) {
+    const TaskInfo& task = session.task(t);
+    return task.best_effort || task.gated || task.shape == kNoShape;
+  });
+}
+
+bool AdmittedAlike(const Session& session, const JobInfo& a, const JobInfo& b) {
+  if (a.queue != b.queue || a.priority != b.priority || a.min_available != b.min_available ||
+      a.preemptable != b.preemptable || a.tasks.size() != b.tasks.size() || !(a.min_resources == b.min_resources)) {
+    return false;
+  }
+  for (size_t i = 0; i < a.tasks.size(); ++i) {
+    const TaskInfo& x = session.task(a.tasks[i]);
+    const TaskInfo& y = session.task(b.tasks[i]);
+    if (x.shape != y.shape || x.constraint_class != y.constraint_class || x.task_priority != y.task_priority ||
+        x.role_index != y.role_index || x.preemptable != y.preemptable || !(x.request == y.request)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 const std::vector<int32_t>& StarvingClassOf(const Session& session) {
   Session::Memos& memos = session.memos();
   if (memos.starving_classes_version == session.state_version()) return memos.starving_class_of;

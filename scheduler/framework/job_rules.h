@@ -233,6 +233,16 @@ inline bool ElasticEligible(const Session& session, const JobInfo& job) {
 // PodGroup (no creation order of their own) are always sorted whole.
 void SortInJobOrder(const Session& session, std::string_view list, std::vector<JobId>& jobs);
 
+// An admitted job a session may leave out while it waits as jobs alike it do (ClusterCache::
+// ParkJobs, allocate's jobs that fit nowhere): Inqueue with every task pending, each needing room
+// and ungated, a PodGroup without network topology, throughput reports, role minimums or a
+// deadline of its own (Session::HasOwnDeadline).
+bool ParkableWhileAdmitted(const Session& session, const JobInfo& job);
+// Whether two such jobs are alike in everything a session reads of a waiting admitted job: its
+// queue, priority, min, minResources and preemptability, and its pods' shapes (requests,
+// constraints) and priorities, one by one.
+bool AdmittedAlike(const Session& session, const JobInfo& a, const JobInfo& b);
+
 // Starving jobs, by id: eligible jobs whose min is not covered by ready and pipelined tasks and
 // that have the pending pods to reach it (a new Inqueue job, a running job whose min was raised
 // or which lost a pod). A job whose missing pods are all best-effort is not starving: it needs

@@ -21,6 +21,17 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     live_[job.id] = true;
     live_jobs_.push_back(job.id);
   }
+  if (!cluster_.parked.empty()) {
+    std::vector<int32_t> members(cluster_.parked_representatives.size(), 0);
+    for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) ++members[parked.parked_class];
+    for (size_t c = 0; c < members.size(); ++c) {
+      const JobId representative = cluster_.parked_representatives[c];
+      if (representative == kNoId || members[c] == 0 || cluster_.jobs[representative].phase != PodGroupPhase::kInqueue) {
+        continue;
+      }
+      parked_admitted_.push_back({representative, members[c]});
+    }
+  }
 }
 
 void Session::NoteJobChanged(JobId job) {
@@ -84,10 +95,13 @@ void Session::Close() {
       SetJobPhase(job.id, PodGroupPhase::kRunning);
     }
   }
-  // A pair holds when both are Pending and told equal reasons as the session ends.
+  // A pair holds when both end waiting in one phase (Pending, or Inqueue holding nothing) and
+  // told equal reasons.
   auto holds = [this](JobId member, JobId representative) {
-    if (cluster_.jobs[member].phase != PodGroupPhase::kPending ||
-        cluster_.jobs[representative].phase != PodGroupPhase::kPending) {
+    const JobInfo& m = cluster_.jobs[member];
+    const JobInfo& r = cluster_.jobs[representative];
+    if (m.phase != r.phase || (m.phase != PodGroupPhase::kPending && m.phase != PodGroupPhase::kInqueue) ||
+        !m.HoldsNothing() || !r.HoldsNothing()) {
       return false;
     }
     const WaitReason* a = ToldWaitReason(member);

@@ -258,6 +258,14 @@ class Session {
   void ExpiresAt(Millis at) {
     if (at > now() && at < expiry_) expiry_ = at;
   }
+  // The same for one job's own deadline: its answers change with its own clock, so it is not
+  // judged by what it shares with jobs alike it (ParkableWhileAdmitted).
+  void ExpiresAt(Millis at, JobId job) {
+    ExpiresAt(at);
+    if (own_deadline_.empty()) own_deadline_.assign(cluster_.jobs.size(), false);
+    own_deadline_[job] = true;
+  }
+  bool HasOwnDeadline(JobId job) const { return !own_deadline_.empty() && own_deadline_[job]; }
   Millis expiry() const { return expiry_; }
   // Task state changes so far in the session (SetTaskStatus calls).
   uint64_t task_state_changes() const { return task_state_changes_; }
@@ -473,10 +481,19 @@ class Session {
   void ReportQueueDeserved(QueueId queue, Resources deserved);
   const std::map<QueueId, Resources>& queue_deserved() const { return queue_deserved_; }
   // ---- Parked jobs (ClusterSnapshot::parked) ----
-  // `member`, a Pending job, was told the reason `representative` was told for what the two
-  // share alone (enqueue's alike refusals): it may be parked, unless either ends the session
-  // in another phase or with another reason (kept for CycleResult::parkable by Close).
+  // `member`, a waiting job, was told the reason `representative` was told for what the two
+  // share alone (enqueue's alike refusals of Pending jobs, allocate's of admitted jobs that fit
+  // nowhere): it may be parked, unless either ends the session in another phase or with another
+  // reason (kept for CycleResult::parkable by Close).
   void NoteParkable(JobId member, JobId representative) { parkable_.emplace_back(member, representative); }
+  // The classes of admitted jobs left out of the session: each representative (laid out), and
+  // how many jobs alike it (ParkableWhileAdmitted, AdmittedAlike) are not. Whatever a plugin
+  // sums over admitted jobs counts them as it counts their representative.
+  struct ParkedAdmitted {
+    JobId representative;
+    int32_t members;
+  };
+  const std::vector<ParkedAdmitted>& parked_admitted() const { return parked_admitted_; }
   // After Close: the noted pairs that hold, in the order noted.
   const std::vector<std::pair<JobId, JobId>>& parkable() const { return parkable_; }
   // An action would decide differently with the parked jobs in the session (enqueue would admit
@@ -581,6 +598,7 @@ class Session {
 
   WaitMemo* wait_memo_ = nullptr;
   Millis expiry_ = std::numeric_limits<Millis>::max();
+  std::vector<bool> own_deadline_;  // per job, once a plugin gave one a deadline
   uint64_t task_state_changes_ = 0;
   uint64_t job_changes_ = 0;
   uint64_t version_counter_ = 0;
@@ -608,6 +626,7 @@ class Session {
   void SettleUpdates();
   bool closed_ = false;
   std::vector<std::pair<JobId, JobId>> parkable_;  // (member, representative)
+  std::vector<ParkedAdmitted> parked_admitted_;
   bool needs_every_job_ = false;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };

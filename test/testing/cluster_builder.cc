@@ -226,6 +226,16 @@ ClusterBuilder& ClusterBuilder::Throughput(const std::string& job, const std::st
   return *this;
 }
 
+ParkableClasses RunParkingSession(ClusterBuilder& cluster, std::string_view config_yaml, WaitMemo& memo,
+                                  SessionOutcome* outcome) {
+  memo.set_parks_jobs(true);
+  SessionOutcome out = RunSession(cluster, config_yaml, 0, &memo);
+  ParkableClasses classes;
+  for (const CycleResult::Parkable& p : out.raw.parkable) classes.emplace_back(p.representative, p.members);
+  if (outcome != nullptr) *outcome = std::move(out);
+  return classes;
+}
+
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome) {
   ClusterCache& cache = cluster.cache();
   for (const auto& b : outcome.raw.binds) {

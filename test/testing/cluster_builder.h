@@ -113,6 +113,11 @@ SchedulerConfig MustParseConfig(std::string_view config_yaml);
 // scale changes (restarting those jobs' cooldowns at the session's time) and the reasons jobs wait
 // for, as an owner takes them (ClusterCache::NoteWaitReported), for multi-session tests.
 void Apply(ClusterBuilder& cluster, const SessionOutcome& outcome);
+// The classes a session that parks jobs (WaitMemo::parks_jobs) offers to park over `cluster`,
+// as (representative, members) by the snapshot's job ids; `memo` is kept for the sessions after.
+using ParkableClasses = std::vector<std::pair<JobId, std::vector<JobId>>>;
+ParkableClasses RunParkingSession(ClusterBuilder& cluster, std::string_view config_yaml, WaitMemo& memo,
+                                  SessionOutcome* outcome = nullptr);
 
 // What a session may read of a snapshot, one line per job (counts, reason, tasks' states and
 // nodes) and per node (what it holds): two snapshots a session cannot tell apart describe alike.
