@@ -21,11 +21,14 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     live_[job.id] = true;
     live_jobs_.push_back(job.id);
   }
-  if (!cluster_.parked.empty()) {
-    std::vector<int32_t> members(cluster_.parked_representatives.size(), 0);
+  const std::vector<JobId>& representatives = cluster_.parked_representatives;
+  if (std::any_of(representatives.begin(), representatives.end(), [this](JobId r) {
+        return r != kNoId && cluster_.jobs[r].phase == PodGroupPhase::kInqueue;
+      })) {  // (most parked jobs are Pending: not counted)
+    std::vector<int32_t> members(representatives.size(), 0);
     for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) ++members[parked.parked_class];
     for (size_t c = 0; c < members.size(); ++c) {
-      const JobId representative = cluster_.parked_representatives[c];
+      const JobId representative = representatives[c];
       if (representative == kNoId || members[c] == 0 || cluster_.jobs[representative].phase != PodGroupPhase::kInqueue) {
         continue;
       }
