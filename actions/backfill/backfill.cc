@@ -68,7 +68,19 @@ class BackfillAction : public Action {
         const bool best_effort = std::all_of(min_tasks.begin(), min_tasks.end(),
                                              [&session](TaskId t) { return session.task(t).best_effort; });
         const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;
-        if (!(best_effort || (single && !gang_waiting)) || !PlaceMin(session, job, min_tasks)) {
+        const bool tried = best_effort || (single && !gang_waiting);
+        // The jobs parked behind a representative come after it in job order, so a try for it
+        // leaves them as allocate told them: the session goes on without them only while the
+        // try fails for the reason allocate gave (it fit nowhere then, and usage only grew).
+        std::optional<WaitReason> told_before;
+        const bool represents = tried && RepresentsParkedJobs(session, job.id);
+        if (represents && session.ToldWaitReason(job.id) != nullptr) told_before = *session.ToldWaitReason(job.id);
+        const bool placed = tried && PlaceMin(session, job, min_tasks);
+        if (represents && (placed || !told_before || session.ToldWaitReason(job.id) == nullptr ||
+                           !(*session.ToldWaitReason(job.id) == *told_before))) {
+          return session.NeedEveryJob();
+        }
+        if (!placed) {
           gang_waiting = true;
           continue;
         }
@@ -83,6 +95,12 @@ class BackfillAction : public Action {
     kBlocker,   // a min that backfill never places (a gang, pods that ask for room)
     kMayPlace,  // a best-effort or single-pod min, best-effort extras, or a network-domain job
   };
+  static bool RepresentsParkedJobs(const Session& session, JobId job) {
+    const std::vector<Session::ParkedAdmitted>& parked = session.parked_admitted();
+    return std::any_of(parked.begin(), parked.end(),
+                       [job](const Session::ParkedAdmitted& c) { return c.representative == job; });
+  }
+
   // What the job can be in this action, decided at its start: a job's min and pods change only
   // when the job itself is placed.
   static JobRole Role(Session& session, const JobInfo& job) {

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "scheduler/builtins.h"
+#include "scheduler/framework/cycle.h"
+#include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/default_tiers.h"
 
@@ -121,6 +123,38 @@ TEST_CASE("backfill: a pod with scheduling gates is not placed, and its job says
 TEST_CASE("backfill: takes allocate's node-search arguments") {
   CHECK(NewBackfillAction(Arguments("action backfill", {{"minNodesToFind", "10"}})).ok());
   CHECK(!BuiltinRegistry().NewAction("backfill", Arguments("action backfill", {{"bogus", "1"}})).ok());
+}
+
+// Backfill tries the first single-pod job in job order and, when it fails, holds back the ones
+// after it, which keep what allocate told them. So jobs parked behind a representative (they come
+// after it) are told what it is told only while backfill's try fails for the reason allocate
+// gave; otherwise the session stops and runs over every job.
+TEST_CASE("backfill: a try for the representative of parked jobs that tells it another reason stops the session") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=10,nvidia.com/gpu=4");
+  for (const char* name : {"a", "b", "c"}) b.Job(name, {.tasks = {{"w", 1, "cpu=8,nvidia.com/gpu=8"}}});
+  const std::string config = testing::DefaultTiersConfig("allocate, backfill");
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2});
+  // x takes room on n1 in allocate: backfill's try for a then finds too little cpu as well as
+  // too little gpu, which allocate did not see; b and c, after a, keep allocate's reason.
+  b.Job("x", {.tasks = {{"w", 1, "cpu=4,nvidia.com/gpu=1"}}});
+  auto run = [&](ClusterCache::Layout layout) {
+    WaitMemo plain;
+    auto result = RunSchedulingCycle(b.cache().Snapshot(1000, {}, layout), testing::MustParseConfig(config),
+                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+    REQUIRE(result.ok());
+    return *std::move(result);
+  };
+  CycleResult every = run(ClusterCache::Layout::kEveryJob);
+  std::map<std::string, std::string> told;
+  for (const CycleResult::JobUpdate& u : every.job_updates) told[u.job] = u.message();
+  REQUIRE(told.count("default/a") == 1);
+  CHECK(told.count("default/b") == 0);  // as allocate told it the session before
+  CHECK(run(ClusterCache::Layout::kLeaveOutParked).needs_every_job);
 }
 
 }  // namespace
