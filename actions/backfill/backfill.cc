@@ -69,18 +69,12 @@ class BackfillAction : public Action {
                                              [&session](TaskId t) { return session.task(t).best_effort; });
         const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;
         const bool tried = best_effort || (single && !gang_waiting);
-        // The jobs parked behind a representative come after it in job order, so a try for it
-        // leaves them as allocate told them: the session goes on without them only while the
-        // try fails for the reason allocate gave (it fit nowhere then, and usage only grew).
-        std::optional<WaitReason> told_before;
-        const bool represents = tried && RepresentsParkedJobs(session, job.id);
-        if (represents && session.ToldWaitReason(job.id) != nullptr) told_before = *session.ToldWaitReason(job.id);
-        const bool placed = tried && PlaceMin(session, job, min_tasks);
-        if (represents && (placed || !told_before || session.ToldWaitReason(job.id) == nullptr ||
-                           !(*session.ToldWaitReason(job.id) == *told_before))) {
-          return session.NeedEveryJob();
+        if (tried && RepresentsParkedJobs(session, job.id)) {
+          if (!FailsAsAllocateSaid(session, job, min_tasks)) return session.NeedEveryJob();
+          gang_waiting = true;
+          continue;
         }
-        if (!placed) {
+        if (!tried || !PlaceMin(session, job, min_tasks)) {
           gang_waiting = true;
           continue;
         }
@@ -95,6 +89,18 @@ class BackfillAction : public Action {
     kBlocker,   // a min that backfill never places (a gang, pods that ask for room)
     kMayPlace,  // a best-effort or single-pod min, best-effort extras, or a network-domain job
   };
+  // The jobs parked behind a representative come after it in job order, so a try for it leaves
+  // them as allocate told them: the session goes on without them only while the try fails for
+  // the reason allocate gave (it fit nowhere then, and usage only grew since).
+  static bool FailsAsAllocateSaid(Session& session, const JobInfo& job, const std::vector<TaskId>& min_tasks) {
+    const WaitReason* told = session.ToldWaitReason(job.id);
+    if (told == nullptr) return false;
+    const WaitReason before = *told;  // a copy: the try may replace it
+    if (PlaceMin(session, job, min_tasks)) return false;
+    told = session.ToldWaitReason(job.id);
+    return told != nullptr && *told == before;
+  }
+
   static bool RepresentsParkedJobs(const Session& session, JobId job) {
     const std::vector<Session::ParkedAdmitted>& parked = session.parked_admitted();
     return std::any_of(parked.begin(), parked.end(),

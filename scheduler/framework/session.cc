@@ -21,20 +21,20 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     live_[job.id] = true;
     live_jobs_.push_back(job.id);
   }
+  // The admitted classes, counted only when there are some (most parked jobs are Pending).
   const std::vector<JobId>& representatives = cluster_.parked_representatives;
-  if (std::any_of(representatives.begin(), representatives.end(), [this](JobId r) {
-        return r != kNoId && cluster_.jobs[r].phase == PodGroupPhase::kInqueue;
-      })) {  // (most parked jobs are Pending: not counted)
-    std::vector<int32_t> members(representatives.size(), 0);
-    for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) ++members[parked.parked_class];
-    for (size_t c = 0; c < members.size(); ++c) {
-      const JobId representative = representatives[c];
-      if (representative == kNoId || members[c] == 0 || cluster_.jobs[representative].phase != PodGroupPhase::kInqueue) {
-        continue;
-      }
-      parked_admitted_.push_back({representative, members[c]});
-    }
+  std::vector<int32_t> admitted_class(representatives.size(), -1);  // index in parked_admitted_
+  for (size_t c = 0; c < representatives.size(); ++c) {
+    const JobId representative = representatives[c];
+    if (representative == kNoId || cluster_.jobs[representative].phase != PodGroupPhase::kInqueue) continue;
+    admitted_class[c] = static_cast<int32_t>(parked_admitted_.size());
+    parked_admitted_.push_back({representative, 0});
   }
+  if (parked_admitted_.empty()) return;
+  for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) {
+    if (admitted_class[parked.parked_class] >= 0) ++parked_admitted_[admitted_class[parked.parked_class]].members;
+  }
+  std::erase_if(parked_admitted_, [](const ParkedAdmitted& c) { return c.members == 0; });
 }
 
 void Session::NoteJobChanged(JobId job) {
