@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -95,7 +97,6 @@ class Allocator {
     }
 
     SetAsideDoomedJobs(jobs_of);
-    if (!ParkedClassesSetAside()) return session_.NeedEveryJob();
 
     // Only the queue whose turn it is changes its share until it is put back.
     QueueTurns turns(session_, "allocate", std::move(jobs_of));
@@ -117,6 +118,14 @@ class Allocator {
       AllocateJob(session_.job(turns.TakeJob(q)));
       turns.PutBack(q);
     }
+
+    // At the most the turns placed: the refusals that stand for every later turn are known.
+    const std::vector<JobId> refused_to_the_end = RefusedToTheEnd();
+    if (!ParkedClassesRefusedAlike(refused_to_the_end)) {
+      for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->Discard();
+      return session_.NeedEveryJob();
+    }
+    NoteRefusedToTheEnd(refused_to_the_end);
 
     // The jobs set aside fail as they would have at their turn: a shape's reason is made once
     // per pod counts (the jobs alike in them are told it as one, Session::SharedWaitReason).
@@ -140,7 +149,11 @@ class Allocator {
       }
       LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(same->shared.reason);
       session_.SetSharedWaitReason(job.id, same->shared);
-      NoteParkable(job, same->shared.judged);
+    }
+    if (doomed_.size() > 1) {
+      std::vector<JobId> doomed(doomed_.size());
+      std::transform(doomed_.begin(), doomed_.end(), doomed.begin(), [](const DoomedJob& d) { return d.job; });
+      NoteAlikeParkable(doomed);
     }
 
     // Held gangs bind in a later session, once the resources being released are free; what
@@ -168,13 +181,84 @@ class Allocator {
     }
   }
 
-  // Admitted jobs left out of the session (Session::parked_admitted) are set aside as their
-  // representative is when it is: alike in shapes, queue and everything the check reads. Else
-  // their turns would decide, and the session needs every job.
-  bool ParkedClassesSetAside() const {
+  // Jobs set aside, each told the reason of its shape: each job alike another (AdmittedAlike)
+  // may be parked behind the first of them in job order, in whatever queue.
+  void NoteAlikeParkable(std::span<const JobId> jobs) {
+    if (jobs.size() < 2 || !session_.wait_memo()->parks_jobs()) return;
+    // Alike jobs have equal buckets: a job is compared with the classes of its bucket only.
+    using Bucket = std::tuple<QueueId, int32_t, int32_t, size_t, int32_t>;
+    absl::flat_hash_map<Bucket, std::vector<int32_t>> classes_of;
+    std::vector<JobId> first;                     // per class, in job order
+    std::vector<int32_t> class_of(jobs.size(), -1);  // per job
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const JobInfo& job = session_.job(jobs[i]);
+      if (!ParkableWhileAdmitted(session_, job)) continue;
+      std::vector<int32_t>& classes = classes_of[Bucket{job.queue, job.priority, job.min_available, job.tasks.size(),
+                                                         session_.task(job.tasks.front()).shape}];
+      auto same = std::find_if(classes.begin(), classes.end(),
+                               [&](int32_t c) { return AdmittedAlike(session_, session_.job(first[c]), job); });
+      if (same == classes.end()) {
+        class_of[i] = static_cast<int32_t>(first.size());
+        classes.push_back(class_of[i]);
+        first.push_back(job.id);
+        continue;
+      }
+      class_of[i] = *same;
+      if (session_.JobOrderLess(job, session_.job(first[*same]))) first[*same] = job.id;
+    }
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (class_of[i] >= 0) NoteParkable(session_.job(jobs[i]), first[class_of[i]]);
+    }
+  }
+
+  // A job its queue refused at its turn, having placed nothing (the first of its alike key in
+  // `refused_first_`): each job alike it that comes later in its queue's turns is refused as it
+  // is, when nothing those turns read can differ from the end of the turns (usage only grows,
+  // and so each test below holds at every turn between when it holds at both ends):
+  // - its queue is not overused now: no later turn of it stops short;
+  // - its first task still finds a node: the queue, not the nodes, refuses alike jobs;
+  // - its queue's limit explains the refusal now as it did then: same queue, resource and
+  //   usage, so every refusal between says the same.
+  std::vector<JobId> RefusedToTheEnd() {
+    std::vector<JobId> refused;
+    for (const auto& [key, first] : refused_first_) {
+      const JobInfo& job = session_.job(first);
+      const WaitReason* told = session_.ToldWaitReason(first);
+      if (told == nullptr || told->kind != WaitKind::kQueueLimit || session_.Overused(session_.queue(job.queue))) {
+        continue;
+      }
+      const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
+      Failure* failure = nullptr;
+      if (tasks.empty() || !SomeNodeTakes(session_.task(tasks.front()), /*job_placed_nothing=*/true, failure)) continue;
+      Resources need;
+      for (TaskId t : tasks) need += session_.task(t).request;
+      if (QueueLimitOrGeneral(session_, QueueCheck::kAllocate, job, need, "deserved share or capability") == *told) {
+        refused.push_back(first);
+      }
+    }
+    std::sort(refused.begin(), refused.end());
+    return refused;
+  }
+
+  // The jobs refused later alike a job refused to the end (RefusedToTheEnd) may be parked
+  // behind it.
+  void NoteRefusedToTheEnd(const std::vector<JobId>& refused_to_the_end) {
+    for (const auto& [member, first] : refused_alike_) {
+      if (std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), first)) {
+        NoteParkable(session_.job(member), first);
+      }
+    }
+  }
+
+  // Admitted jobs left out of the session (Session::parked_admitted) are refused as their
+  // representative is, when it is set aside or refused by its queue to the end of the turns
+  // (RefusedToTheEnd): alike in shapes, queue and everything those read. Else their turns would
+  // decide, and the session needs every job.
+  bool ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_the_end) const {
     const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
-    return std::all_of(parked.begin(), parked.end(), [this](const Session::ParkedAdmitted& c) {
-      return std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
+    return std::all_of(parked.begin(), parked.end(), [&](const Session::ParkedAdmitted& c) {
+      return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), c.representative) ||
+             std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
     });
   }
 
@@ -323,12 +407,15 @@ class Allocator {
       const std::optional<AlikeKey> alike = AlikeKeyOf(job);
       if (Session::SharedWaitReason* same = alike ? alike_refusals_.Find(*alike) : nullptr) {
         session_.SetSharedWaitReason(job.id, *same);
+        NoteRefusedInTurn(job, *alike, same->reason);
         return;
       }
       bool placed_nothing = false;
       if (std::optional<WaitReason> why = TryJob(job, &placed_nothing)) {
         if (alike && placed_nothing) {
-          session_.SetSharedWaitReason(job.id, alike_refusals_.Remember(*alike, *std::move(why)));
+          Session::SharedWaitReason& shared = alike_refusals_.Remember(*alike, *std::move(why));
+          session_.SetSharedWaitReason(job.id, shared);
+          NoteRefusedInTurn(job, *alike, shared.reason);
           return;
         }
         Wait(job, *std::move(why));
@@ -392,6 +479,14 @@ class Allocator {
     }
     return AlikeKey{MinShapesHash(session_, job), job.queue, job.priority, job.min_available,
                     static_cast<int32_t>(lacking.size())};
+  }
+
+  // Remembers a job its queue refused at its turn having placed nothing, as the first of its
+  // alike key, or as refused alike the first.
+  void NoteRefusedInTurn(const JobInfo& job, const AlikeKey& key, const WaitReason& reason) {
+    if (reason.kind != WaitKind::kQueueLimit || !session_.wait_memo()->parks_jobs()) return;
+    auto [first, inserted] = refused_first_.try_emplace(key, job.id);
+    if (!inserted) refused_alike_.emplace_back(job.id, first->second);
   }
 
   // One try at placing the job's min (see AllocateJob); nullopt when it was placed or held,
@@ -580,6 +675,10 @@ class Allocator {
   absl::flat_hash_map<Shape, uint64_t, ShapeHash, ShapeEq> taken_in_state_;
   std::vector<DoomedJob> doomed_;  // set aside (SetAsideDoomedJobs)
   RefusalsInState<AlikeKey> alike_refusals_;  // of alike jobs (AlikeKeyOf)
+  // Jobs their queue refused at their turn (NoteRefusedInTurn): the first of each alike key, and
+  // the later ones with that first.
+  absl::flat_hash_map<AlikeKey, JobId> refused_first_;
+  std::vector<std::pair<JobId, JobId>> refused_alike_;
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

@@ -471,6 +471,17 @@ TEST_CASE("allocate: benchmark, 5000 gangs x 10 pods, 400 fit", "[.benchmark]") 
               out.raw.job_updates.size(), static_cast<double>(out.raw.duration_micros) / 1e6);
 }
 
+// A session over the builder's cache laid out as `layout`: with `memo` when it leaves parked
+// jobs out, else (the session over every job, for comparison) with a memo that parks nothing.
+CycleResult RunLaidOut(ClusterBuilder& b, const std::string& config, WaitMemo& memo, Millis now,
+                       ClusterCache::Layout layout) {
+  WaitMemo plain;
+  auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, layout), testing::MustParseConfig(config),
+                                   BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+  REQUIRE(result.ok());
+  return *std::move(result);
+}
+
 // Admitted jobs set aside alike (they fit nowhere) may be parked behind the first of them. A
 // session that leaves them out counts them wherever plugins sum admitted jobs, tells them what
 // their representative is told, and stops where the representative would be placed.
@@ -487,13 +498,7 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   Apply(b, first);
   b.cache().ParkJobs(0, {1, 2});  // by the ids of the snapshot laid out last
 
-  auto run = [&](Millis now, ClusterCache::Layout layout) {
-    WaitMemo plain;  // the session over every job, for comparison, parks nothing
-    auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, layout), testing::MustParseConfig(config),
-                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
-    REQUIRE(result.ok());
-    return *std::move(result);
-  };
+  auto run = [&](Millis now, ClusterCache::Layout layout) { return RunLaidOut(b, config, memo, now, layout); };
   auto messages = [](const CycleResult& result) {
     std::vector<std::string> told;
     for (const CycleResult::JobUpdate& u : result.job_updates) {
@@ -531,6 +536,76 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   CHECK(stopped.needs_every_job);
   CHECK(stopped.job_updates.empty());
   CHECK(stopped.binds.empty());
+}
+
+
+// Alike jobs set aside in several queues: each queue's are a class of their own, behind the
+// first of them in job order.
+TEST_CASE("allocate: admitted jobs that fit nowhere are parked per queue, behind the first of each") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Queue("q1", 1).Queue("q2", 1);
+  for (const char* name : {"a", "b"}) b.Job(name, {.queue = "q1", .tasks = {{"w", 1, "cpu=8"}}});
+  for (const char* name : {"c", "d", "e"}) b.Job(name, {.queue = "q2", .tasks = {{"w", 1, "cpu=8"}}});
+  WaitMemo memo;
+  CHECK(testing::RunParkingSession(b, testing::DefaultTiersConfig("enqueue, allocate"), memo) ==
+        testing::ParkableClasses{{0, {1}}, {2, {3, 4}}});
+}
+
+// Admitted jobs their queue refuses at their turns, alike (a node would take them), may be
+// parked behind the first of them. A session without them goes on while that first one's
+// refusal stands for every later turn, and stops when the queue's usage moved after its turn.
+TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a session without them decides as one with them") {
+  ClusterBuilder b;
+  // Memory keeps the capped queue below its deserved share: it is never overused.
+  b.Node("n1", "cpu=16,memory=64Gi");
+  b.Queue("capped", 1, "cpu=5");
+  // x2 comes between a and b in job order, and waits for its scheduling gate.
+  b.Job("a", {.queue = "capped", .tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
+  b.Job("x2", {.queue = "capped", .tasks = {{"w", 1, "cpu=1,memory=1Gi", 0, "", {}, {}, {"wait"}}}});
+  for (const char* name : {"b", "c"}) b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=4,memory=1Gi"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate");
+  WaitMemo memo;
+  SessionOutcome first;
+  CHECK(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2}}});
+  CHECK(first.job_updates.at("default/b").message() == "queue capped: capability cpu 5, allocated 4, needs 2");
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2});
+
+  auto run = [&](Millis now, ClusterCache::Layout layout) { return RunLaidOut(b, config, memo, now, layout); };
+  auto outcome = [](const CycleResult& result) {
+    std::vector<std::string> told;
+    for (const CycleResult::JobUpdate& u : result.job_updates) {
+      told.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.message()));
+    }
+    for (const CycleResult::Bind& bind : result.binds) told.push_back(StrCat(bind.pod, " on ", bind.node));
+    return told;
+  };
+  // Another queue's job places; the capped queue refuses as before, and the parked jobs with it.
+  b.Job("x1", {.tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
+  CycleResult placed = run(1000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(placed.needs_every_job);
+  REQUIRE(placed.binds.size() == 1);
+  CHECK(outcome(placed) == outcome(run(1000, ClusterCache::Layout::kEveryJob)));
+  // x2's gate goes: it places after a's turn and before b's and c's, which are refused for
+  // another usage than a was. The parked session cannot tell them so: it stops.
+  b.SchedulingGates("x2-w-0", {});
+  CycleResult stopped = run(2000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK(stopped.needs_every_job);
+  CHECK(stopped.binds.empty());
+  const CycleResult whole = run(2000, ClusterCache::Layout::kEveryJob);
+  auto told = [&whole](std::string_view job) -> std::string {
+    for (const CycleResult::JobUpdate& u : whole.job_updates) {
+      if (u.job == job) return u.message();
+    }
+    return "(as reported)";
+  };
+  CHECK(std::any_of(whole.binds.begin(), whole.binds.end(),
+                    [](const CycleResult::Bind& bind) { return bind.pod == "default/x2-w-0"; }));
+  CHECK(told("default/a") == "(as reported)");
+  CHECK(told("default/c") == "queue capped: capability cpu 5, allocated 5, needs 2");
 }
 
 }  // namespace
