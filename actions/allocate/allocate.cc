@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -150,11 +149,7 @@ class Allocator {
       LAHAR_LOG(2, "allocate") << "job " << job.key() << ": " << WaitReasonText(same->shared.reason);
       session_.SetSharedWaitReason(job.id, same->shared);
     }
-    if (doomed_.size() > 1) {
-      std::vector<JobId> doomed(doomed_.size());
-      std::transform(doomed_.begin(), doomed_.end(), doomed.begin(), [](const DoomedJob& d) { return d.job; });
-      NoteAlikeParkable(doomed);
-    }
+    NoteSetAsideParkable();
 
     // Held gangs bind in a later session, once the resources being released are free; what
     // they held returns to the session for the actions that follow.
@@ -181,10 +176,12 @@ class Allocator {
     }
   }
 
-  // Jobs set aside, each told the reason of its shape: each job alike another (AdmittedAlike)
-  // may be parked behind the first of them in job order, in whatever queue.
-  void NoteAlikeParkable(std::span<const JobId> jobs) {
-    if (jobs.size() < 2 || !session_.wait_memo()->parks_jobs()) return;
+  // The jobs set aside, each told the reason of its shape: each job alike another
+  // (AdmittedAlike, so of the same queue) may be parked behind the first of them in job order.
+  void NoteSetAsideParkable() {
+    if (doomed_.size() < 2 || !session_.wait_memo()->parks_jobs()) return;
+    std::vector<JobId> jobs(doomed_.size());
+    std::transform(doomed_.begin(), doomed_.end(), jobs.begin(), [](const DoomedJob& d) { return d.job; });
     // Alike jobs have equal buckets: a job is compared with the classes of its bucket only.
     using Bucket = std::tuple<QueueId, int32_t, int32_t, size_t, int32_t>;
     absl::flat_hash_map<Bucket, std::vector<int32_t>> classes_of;
