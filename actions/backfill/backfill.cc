@@ -91,7 +91,7 @@ class BackfillAction : public Action {
   };
   // The jobs parked behind a representative come after it in job order, so a try for it leaves
   // them as allocate told them: the session goes on without them only while the try fails for
-  // the reason allocate gave (it fit nowhere then, and usage only grew since).
+  // the reason allocate gave (no node, or its queue's limit, as at its turn).
   static bool FailsAsAllocateSaid(Session& session, const JobInfo& job, const std::vector<TaskId>& min_tasks) {
     const WaitReason* told = session.ToldWaitReason(job.id);
     if (told == nullptr) return false;
