@@ -412,7 +412,7 @@ void SortInJobOrder(const Session& session, std::string_view list, std::vector<J
     std::sort(jobs.begin(), jobs.end(), less);
     return;
   }
-  std::vector<int64_t>& remembered = memo->OrderOf(list);
+  std::vector<int64_t>& remembered = memo->OrderOf(list, !session.cluster().parked.empty());
   if (remembered.empty() || !MergeIntoRemembered(session, remembered, less, jobs)) {
     std::sort(jobs.begin(), jobs.end(), less);
   }

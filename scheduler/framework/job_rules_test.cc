@@ -236,6 +236,24 @@ TEST_CASE("a list sorted in job order reuses the last session's order only while
         std::vector<std::string>{"default/a", "default/e", "default/d", "default/c"});
 }
 
+TEST_CASE("sessions that leave parked jobs out remember their orders apart from sessions over every job") {
+  constexpr std::string_view kByPriority = "actions: enqueue\ntiers:\n- plugins:\n  - name: priority\n";
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").PriorityClass("low", 1).PriorityClass("high", 9);
+  b.Job("a", {.tasks = {{"w", 1, "cpu=1"}}, .priority_class = "low"});
+  b.Job("b", {.tasks = {{"w", 1, "cpu=1"}}, .priority_class = "high"});
+  WaitMemo memo;
+  testing::SessionFixture every_job(b, kByPriority);  // its snapshot leaves nothing out
+  CHECK(SortedKeys(every_job, memo, {"default/a", "default/b"}) == std::vector<std::string>{"default/b", "default/a"});
+  const std::vector<int64_t> over_every_job = memo.OrderOf("list", /*parked_left_out=*/false);
+  CHECK(over_every_job == std::vector<int64_t>{every_job.job("default/b").creation_order,
+                                               every_job.job("default/a").creation_order});
+  // A session with parked jobs left out lists a few jobs only: what it remembers leaves the
+  // order over every job as it was, for the next session over every job to merge into.
+  memo.OrderOf("list", /*parked_left_out=*/true) = {every_job.job("default/a").creation_order};
+  CHECK(memo.OrderOf("list", /*parked_left_out=*/false) == over_every_job);
+}
+
 TEST_CASE("a remembered order finds its jobs by creation order whether they arrived close together or far apart") {
   constexpr std::string_view kByPriority = "actions: enqueue\ntiers:\n- plugins:\n  - name: priority\n";
   // 120 jobs in arrival order; every third is of high priority, and `raised` of low ones too.

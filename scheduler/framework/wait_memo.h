@@ -12,6 +12,7 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_WAIT_MEMO_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_WAIT_MEMO_H_
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -51,11 +52,14 @@ class WaitMemo {
   // Whether the last run of `action` that was tried found nothing to do (it is remembered).
   bool LastRunFruitless(std::string_view action) const { return runs_.find(action) != runs_.end(); }
 
-  // The job order a list of jobs (named by `list`) had in the last session, by creation order
-  // (JobInfo::creation_order): see SortInJobOrder.
-  std::vector<int64_t>& OrderOf(std::string_view list) {
-    auto it = orders_.find(list);
-    if (it == orders_.end()) it = orders_.emplace(std::string(list), std::vector<int64_t>()).first;
+  // The job order a list of jobs (named by `list`) had in the last session of the same layout,
+  // by creation order (JobInfo::creation_order): see SortInJobOrder. Sessions that leave parked
+  // jobs out (`parked_left_out`) and those over every job keep an order each: a session over
+  // every job after many without the parked ones finds most of its jobs in the order kept.
+  std::vector<int64_t>& OrderOf(std::string_view list, bool parked_left_out) {
+    auto& orders = orders_[parked_left_out ? 1 : 0];
+    auto it = orders.find(list);
+    if (it == orders.end()) it = orders.emplace(std::string(list), std::vector<int64_t>()).first;
     return it->second;
   }
 
@@ -121,7 +125,7 @@ class WaitMemo {
   bool enabled_;
   bool parks_jobs_ = false;
   std::map<std::string, FruitlessRun, std::less<>> runs_;
-  std::map<std::string, std::vector<int64_t>, std::less<>> orders_;
+  std::array<std::map<std::string, std::vector<int64_t>, std::less<>>, 2> orders_;  // by layout
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
   std::vector<NodePart> node_parts_;
