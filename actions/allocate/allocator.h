@@ -161,6 +161,7 @@ class Allocator {
   // would change (its queue's limit, its gates) ends the tries.
   void AllocateJob(const JobInfo& job);
 
+  // Tells the job why it waits (and logs it).
   void Wait(const JobInfo& job, WaitReason reason);
 
   // Jobs alike in all a refused try reads of them (AlikeKeyOf), for the session state the

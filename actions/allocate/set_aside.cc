@@ -27,15 +27,13 @@ void Allocator::NoteParkable(const JobInfo& job, JobId judged) {
 
 void Allocator::NoteSetAsideParkable() {
   if (doomed_.size() < 2 || !session_.wait_memo()->parks_jobs()) return;
-  std::vector<JobId> jobs(doomed_.size());
-  std::transform(doomed_.begin(), doomed_.end(), jobs.begin(), [](const DoomedJob& d) { return d.job; });
   // Alike jobs have equal buckets: a job is compared with the classes of its bucket only.
   using Bucket = std::tuple<QueueId, int32_t, int32_t, size_t, int32_t>;
   absl::flat_hash_map<Bucket, std::vector<int32_t>> classes_of;
   std::vector<JobId> first;                     // per class, in job order
-  std::vector<int32_t> class_of(jobs.size(), -1);  // per job
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    const JobInfo& job = session_.job(jobs[i]);
+  std::vector<int32_t> class_of(doomed_.size(), -1);  // per job set aside
+  for (size_t i = 0; i < doomed_.size(); ++i) {
+    const JobInfo& job = session_.job(doomed_[i].job);
     if (!ParkableWhileAdmitted(session_, job)) continue;
     std::vector<int32_t>& classes = classes_of[Bucket{job.queue, job.priority, job.min_available, job.tasks.size(),
                                                        session_.task(job.tasks.front()).shape}];
@@ -50,8 +48,8 @@ void Allocator::NoteSetAsideParkable() {
     class_of[i] = *same;
     if (session_.JobOrderLess(job, session_.job(first[*same]))) first[*same] = job.id;
   }
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (class_of[i] >= 0) NoteParkable(session_.job(jobs[i]), first[class_of[i]]);
+  for (size_t i = 0; i < doomed_.size(); ++i) {
+    if (class_of[i] >= 0) NoteParkable(session_.job(doomed_[i].job), first[class_of[i]]);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
+#include "scheduler/builtins.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
@@ -250,7 +251,17 @@ TEST_CASE("sessions that leave parked jobs out remember their orders apart from 
                                                every_job.job("default/a").creation_order});
   // A session with parked jobs left out lists a few jobs only: what it remembers leaves the
   // order over every job as it was, for the next session over every job to merge into.
-  memo.OrderOf("list", /*parked_left_out=*/true) = {every_job.job("default/a").creation_order};
+  ClusterSnapshot parked_out = b.Snapshot();
+  parked_out.parked.push_back({"default/c", static_cast<JobId>(parked_out.jobs.size()), 0});
+  parked_out.parked_representatives = {kNoId};
+  const SchedulerConfig config = testing::MustParseConfig(kByPriority);
+  auto parked_session = Session::Open(std::move(parked_out), config, BuiltinRegistry());
+  REQUIRE(parked_session.ok());
+  (*parked_session)->set_wait_memo(&memo);
+  std::vector<JobId> few = {(*parked_session)->cluster().FindJob("default/a")};
+  SortInJobOrder(**parked_session, "list", few);
+  CHECK(memo.OrderOf("list", /*parked_left_out=*/true) ==
+        std::vector<int64_t>{every_job.job("default/a").creation_order});
   CHECK(memo.OrderOf("list", /*parked_left_out=*/false) == over_every_job);
 }
 
