@@ -227,12 +227,14 @@ void ClusterCache::DeletePod(std::string_view ns, std::string_view name) {
 void ClusterCache::UpsertPodGroup(PodGroup group) {
   std::string key = Key(group.meta.namespace_, group.meta.name);
   MarkDirty(key);
-  auto it = pod_groups_.find(key);
-  if (it == pod_groups_.end()) {
-    pod_groups_.emplace(key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis, ++next_version_});
+  auto it = pod_group_index_.find(key);
+  if (it == pod_group_index_.end()) {
+    auto [added, _] = pod_groups_.emplace(
+        key, PodGroupEntry{std::move(group), next_creation_order_++, kNeverMillis, ++next_version_});
+    pod_group_index_.emplace(added->first, &added->second);
   } else {
-    it->second.group = std::move(group);
-    it->second.version = ++next_version_;
+    it->second->group = std::move(group);
+    it->second->version = ++next_version_;
   }
 }
 
@@ -240,6 +242,7 @@ void ClusterCache::DeletePodGroup(std::string_view ns, std::string_view name) {
   auto it = pod_groups_.find(Key(ns, name));
   if (it != pod_groups_.end()) {
     MarkDirty(it->first);
+    pod_group_index_.erase(it->first);
     pod_groups_.erase(it);
   }
 }
@@ -361,9 +364,9 @@ void ClusterCache::MarkEvictionRefused(std::string_view pod_key, Millis until) {
 }
 
 absl::Status ClusterCache::SetPodGroupPhase(std::string_view job_key, PodGroupPhase phase) {
-  auto it = pod_groups_.find(job_key);
-  if (it == pod_groups_.end()) return absl::NotFoundError(StrCat("podgroup ", job_key, " is not in the cache"));
-  it->second.group.phase = phase;
+  auto it = pod_group_index_.find(job_key);
+  if (it == pod_group_index_.end()) return absl::NotFoundError(StrCat("podgroup ", job_key, " is not in the cache"));
+  it->second->group.phase = phase;
   MarkDirty(job_key);
   return absl::OkStatus();
 }
@@ -376,12 +379,12 @@ void ClusterCache::RecordScale(std::string_view job_key, Millis when) {
 void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& reason) {
   if (all_dirty_) return;
   // The job of a PodGroup, else a lone pod's (a job of its own, under a key no group has).
-  auto it = blocks_.find(job_key);
-  if (it == blocks_.end() || !it->second.exists) it = blocks_.find(StrCat(job_key, kLonePodSuffix));
-  if (it == blocks_.end() || !it->second.exists) return;
+  LaidBlock* entry = FindLaidBlock(job_key);
+  if (entry == nullptr) entry = FindLaidBlock(StrCat(job_key, kLonePodSuffix));
+  if (entry == nullptr) return;
   // A job whose block is rebuilt before the next snapshot is told its reason again.
-  if (dirty_jobs_.count(it->first) > 0) return;
-  std::shared_ptr<const WaitReason>& reported = it->second.job.reported_wait;
+  if (dirty_jobs_.count(entry->key) > 0) return;
+  std::shared_ptr<const WaitReason>& reported = entry->block->job.reported_wait;
   if (reported != nullptr && *reported == reason) return;
   std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
   std::shared_ptr<const WaitReason> equal = interned.lock();
@@ -390,11 +393,9 @@ void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& 
     interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
   }
   reported = std::move(equal);
-  if (LaidBlock* entry = FindLaidBlock(it->first)) {
-    for (LaidBlock::Laid& laid : entry->laid) laid.reported_changed = true;
-  }
+  for (LaidBlock::Laid& laid : entry->laid) laid.reported_changed = true;
   if (reported_reasons_.size() >= reported_reasons_purge_at_) {
-    absl::erase_if(reported_reasons_, [](const auto& entry) { return entry.second.expired(); });
+    absl::erase_if(reported_reasons_, [](const auto& interned_reason) { return interned_reason.second.expired(); });
     reported_reasons_purge_at_ = std::max<size_t>(64, 2 * reported_reasons_.size());
   }
 }
@@ -410,8 +411,8 @@ const Node* ClusterCache::FindNode(std::string_view name) const {
 }
 
 const PodGroup* ClusterCache::FindPodGroup(std::string_view key) const {
-  auto it = pod_groups_.find(key);
-  return it == pod_groups_.end() ? nullptr : &it->second.group;
+  auto it = pod_group_index_.find(key);
+  return it == pod_group_index_.end() ? nullptr : &it->second->group;
 }
 
 template <typename Map, typename T, typename Get>

@@ -28,6 +28,11 @@ struct CacheOptions {
 class ClusterCache {
  public:
   explicit ClusterCache(CacheOptions options = {});
+  // Its indexes point into its own maps' nodes, which a move keeps and a copy would not.
+  ClusterCache(const ClusterCache&) = delete;
+  ClusterCache& operator=(const ClusterCache&) = delete;
+  ClusterCache(ClusterCache&&) = default;
+  ClusterCache& operator=(ClusterCache&&) = default;
 
   void UpsertNode(Node node);
   void DeleteNode(std::string_view name);
@@ -201,6 +206,8 @@ class ClusterCache {
   std::map<std::string, NodeEntry, std::less<>> nodes_;
   std::map<std::string, PodEntry, std::less<>> pods_;  // key "ns/name"
   std::map<std::string, PodGroupEntry, std::less<>> pod_groups_;
+  // pod_groups_' entries by key, hashed: the simulator looks up every job told its reason.
+  absl::flat_hash_map<std::string_view, PodGroupEntry*> pod_group_index_;
   std::map<std::string, Queue, std::less<>> queues_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> disruption_budgets_;  // ns/name

@@ -2,6 +2,7 @@
 // or set aside (admitted, fitting nowhere) alike are left out of the simulator's snapshots, so
 // that a session costs what it judges, not the backlog. Which jobs may be parked is the session's to say (CycleResult::Parkable); the cache
 // keeps the classes and brings a job back when anything that decided its class changes.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -10,11 +11,18 @@
 namespace lahar {
 
 void ClusterCache::ParkJobs(JobId representative, const std::vector<JobId>& members) {
-  auto entry_of = [this](JobId id) -> LaidBlock* {
+  // The entries of the jobs changed since that snapshot (few, against thousands of members):
+  // their class may be another one now.
+  std::vector<const LaidBlock*> changed;
+  changed.reserve(dirty_jobs_.size());
+  for (const std::string& key : dirty_jobs_) {
+    if (const LaidBlock* entry = FindLaidBlock(key)) changed.push_back(entry);
+  }
+  std::sort(changed.begin(), changed.end());
+  auto entry_of = [&](JobId id) -> LaidBlock* {
     if (id < 0 || static_cast<size_t>(id) >= last_laid_entries_.size()) return nullptr;
     LaidBlock& entry = existing_blocks_[static_cast<size_t>(last_laid_entries_[static_cast<size_t>(id)])];
-    // Changed since that snapshot: its class may be another one now.
-    return dirty_jobs_.count(entry.key) > 0 ? nullptr : &entry;
+    return std::binary_search(changed.begin(), changed.end(), &entry) ? nullptr : &entry;
   };
   LaidBlock* rep = entry_of(representative);
   if (rep == nullptr || rep->Parked()) return;
