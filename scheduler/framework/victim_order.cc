@@ -118,8 +118,8 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     }
     if (!candidate->eligible) continue;
     if (kind == VictimKind::kWholeJob && candidate->whole_allowed) {
-      order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()), candidate->rest,
-                                  candidate->rest_freed, true});
+      order.whole.push_back(Entry{job.id, static_cast<int32_t>(candidate->workers.size()),
+                                  {candidate->rest.begin(), candidate->rest.end()}, candidate->rest_freed, true});
       add(candidate->rest, candidate->rest_freed);
     }
     if (!candidate->workers.empty()) {
@@ -182,15 +182,16 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     order.ranked.push_back(std::move(entry));
   };
 
-  WorkerLists& worker_lists = order.worker_lists;
-  const std::vector<Entry>* ranked_before = nullptr;
+  const std::map<JobId, std::vector<TaskId>>& worker_lists = order.worker_lists;
+  const VictimOrder* ranked_before = nullptr;
   if (shared != nullptr && !worker_lists.empty()) {
-    for (const auto& [lists, entries] : *shared) {
-      if (lists == worker_lists) ranked_before = &entries;
+    for (const VictimOrder* other : *shared) {
+      if (other->worker_lists == worker_lists) ranked_before = other;
     }
   }
   if (ranked_before != nullptr) {
-    for (const Entry& e : *ranked_before) add(e);
+    order.ranked.reserve(static_cast<size_t>(ranked_before->worker_entries) + order.whole.size());
+    for (int32_t r = 0; r < ranked_before->worker_entries; ++r) add(ranked_before->ranked[static_cast<size_t>(r)]);
   } else if (!worker_lists.empty()) {
     // A queue is above its deserved share when the Overused hooks say so (Volcano's sense:
     // allocated >= deserved in every resource) or when it holds more than the deserved share a
@@ -208,49 +209,65 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       auto it = deserved.find(queue);
       return it != deserved.end() && !queue_allocated[queue].LessEqual(it->second);
     };
+    // The jobs with workers by their index in id order (the lists' order), each with its list
+    // and how many of it are ranked.
+    struct Giver {
+      JobId job;
+      const std::vector<TaskId>* workers;
+      int32_t next = 0;
+    };
+    std::vector<Giver> givers;
+    givers.reserve(worker_lists.size());
+    size_t worker_count = 0;
+    for (const auto& [job, workers] : worker_lists) {
+      givers.push_back({job, &workers});
+      worker_count += workers.size();
+    }
+    order.ranked.reserve(worker_count + order.whole.size());
     // Workers are taken for real in a scratch statement, so that the elastic order and the
     // Overused hooks see each job and queue after the workers ranked before; undone at the end.
-    auto less = [&session](JobId a, JobId b) {
-      return session.ElasticVictimOrderLess(session.job(b), session.job(a));
+    auto less = [&session, &givers](int32_t a, int32_t b) {
+      return session.ElasticVictimOrderLess(session.job(givers[b].job), session.job(givers[a].job));
     };
-    using Heap = std::priority_queue<JobId, std::vector<JobId>, decltype(less)>;  // first to give up on top
-    std::map<JobId, int32_t> cursor;
+    using Heap = std::priority_queue<int32_t, std::vector<int32_t>, decltype(less)>;  // first to give up on top
     Statement scratch(session);
-    auto take = [&](JobId job) {
-      int32_t& next = cursor[job];
-      const TaskId task = worker_lists[job][next];
+    auto take = [&](int32_t index) {
+      Giver& giver = givers[index];
+      const TaskId task = (*giver.workers)[giver.next];
       const Resources& request = session.task(task).request;
-      add(Entry{job, next, {task}, request, false});
+      add(Entry{giver.job, giver.next, {task}, request, false});
       scratch.Evict(task, "");
-      queue_allocated[session.job(job).queue] -= request;
-      ++next;
-      return next < static_cast<int32_t>(worker_lists[job].size());
+      queue_allocated[session.job(giver.job).queue] -= request;
+      ++giver.next;
+      return giver.next < static_cast<int32_t>(giver.workers->size());
     };
     for (int pass = 0; pass < 2; ++pass) {  // outside their cooldown, then (when included) inside
       Heap overused(less);
       Heap rest(less);
-      for (const auto& [job, workers] : worker_lists) {
+      for (int32_t index = 0; index < static_cast<int32_t>(givers.size()); ++index) {
+        const JobId job = givers[index].job;
         if (scalable[job] != (pass == 0)) continue;
-        (above_share(session.job(job).queue) ? overused : rest).push(job);
+        (above_share(session.job(job).queue) ? overused : rest).push(index);
       }
       while (!overused.empty()) {
-        const JobId job = overused.top();
+        const int32_t index = overused.top();
         overused.pop();
-        if (!above_share(session.job(job).queue)) {
-          rest.push(job);  // its queue is back within its share: ranked with the others
+        if (!above_share(session.job(givers[index].job).queue)) {
+          rest.push(index);  // its queue is back within its share: ranked with the others
           continue;
         }
-        if (take(job)) overused.push(job);
+        if (take(index)) overused.push(index);
       }
       while (!rest.empty()) {
-        const JobId job = rest.top();
+        const int32_t index = rest.top();
         rest.pop();
-        if (take(job)) rest.push(job);
+        if (take(index)) rest.push(index);
       }
     }
     scratch.Discard();
-    if (shared != nullptr) shared->emplace_back(worker_lists, order.ranked);
   }
+  order.worker_entries = static_cast<int32_t>(order.ranked.size());
+  if (shared != nullptr && order.worker_entries > 0 && ranked_before == nullptr) shared->push_back(&order);
 
   // Whole jobs: the policy's group, lowest priority, most recently started, fewest pods, name.
   std::vector<std::tuple<int64_t, int32_t, int64_t, size_t, JobId, size_t>> keys;
@@ -268,6 +285,11 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
   }
 
   for (size_t r = 0; r < order.ranked.size(); ++r) {
+    if (order.ranked[r].tasks.size() == 1) {  // an elastic worker
+      const NodeId n = session.task(order.ranked[r].tasks.front()).node;
+      if (n != kNoId) order.node_ranks[n].push_back(static_cast<int32_t>(r));
+      continue;
+    }
     NodeId last = kNoId;
     std::vector<NodeId> nodes;
     for (TaskId t : order.ranked[r].tasks) nodes.push_back(session.task(t).node);

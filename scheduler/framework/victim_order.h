@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "scheduler/framework/victims.h"
 
 namespace lahar {
@@ -19,7 +20,7 @@ namespace victims_internal {
 struct Entry {
   JobId job;
   int32_t position;           // index in its job's list (eviction order)
-  std::vector<TaskId> tasks;  // what taking it evicts
+  absl::InlinedVector<TaskId, 1> tasks;  // what taking it evicts (one pod for an elastic worker)
   Resources freed;            // their requests
   bool whole = false;
 };
@@ -46,6 +47,7 @@ struct VictimOrder {
   // Ranked (RankVictims).
   bool is_ranked = false;
   std::vector<Entry> ranked;
+  int32_t worker_entries = 0;  // the elastic workers' entries, ranked first
   std::vector<std::vector<int32_t>> job_ranks;  // per job id: ranks in its own eviction order
   std::vector<std::vector<int32_t>> node_ranks;     // per node: ranks with a task there, ascending
   // Entries taken by plans committed since the order was ranked (a prefix of each job's list).
@@ -98,11 +100,11 @@ class Candidates {
   std::vector<std::optional<Candidate>> made_;
 };
 
-// Elastic workers ranked from the worker lists of an order: orders of one action run with the same
-// lists (preempt-elastic-workers' for every queue, when all are reclaimable) rank them once. The
-// rank depends on the lists and the session's state, which no plan changes until one is kept.
-using WorkerLists = std::map<JobId, std::vector<TaskId>>;
-using RankedWorkers = std::vector<std::pair<WorkerLists, std::vector<Entry>>>;
+// The ranked orders of one action run whose elastic workers another order with the same worker
+// lists takes as they are (preempt-elastic-workers' for every queue, when all are reclaimable):
+// the rank depends on the lists and the session's state, which no plan changes until one is
+// kept, and the orders stay where they are until then (VictimOrderCache::Committed).
+using RankedWorkers = std::vector<const VictimOrder*>;
 
 // `candidates` (per job id, computed when first needed) may be shared by the orders of one
 // action run until a plan is kept: a candidate does not depend on the policy's kind.

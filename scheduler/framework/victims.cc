@@ -432,8 +432,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       const TaskInfo& task = session.task(v);
       return !HoldsNode(task.status) || session.InJobScope(job.id, task.node);
     };
-    const std::vector<TaskId>& tasks = e.whole ? session.job(e.job).tasks : e.tasks;
-    return std::all_of(tasks.begin(), tasks.end(), inside);
+    if (e.whole) return std::all_of(session.job(e.job).tasks.begin(), session.job(e.job).tasks.end(), inside);
+    return std::all_of(e.tasks.begin(), e.tasks.end(), inside);
   };
   // What taking entry `rank` takes when its job's entries before position `first` are gone
   // already: it and the entries of its job between. With a `node`, also what they free there.
