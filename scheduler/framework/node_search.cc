@@ -3,6 +3,8 @@
 #include "scheduler/framework/session.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "api/strings.h"
 
@@ -155,6 +157,16 @@ std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& no
   return NodeScore(task, node);
 }
 
+size_t Session::SkipNodesShortOf(const TaskInfo& task, Placement placement, size_t at, size_t end) {
+  // A tree costs a pass over the nodes: the first is built once the session's searches met as
+  // many such nodes as the cluster has.
+  if (!free_index_.Any() && ++unindexed_misses_ <= cluster_.nodes.size()) return at + 1;
+  const int short_of = FirstShortResource(task, cluster_.nodes[at], placement);
+  if (short_of < 0) return at + 1;  // refused for something else: nothing to skip by
+  const auto resource = static_cast<ResourceId>(short_of);
+  return free_index_.NextWithRoom(cluster_.nodes, resource, task.request.Get(resource), at + 1, end);
+}
+
 NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement,
                                bool elastic, FitErrors* errors) {
   NodeId best = kNoId;
@@ -178,7 +190,12 @@ bool Session::SomeNodeFits(const TaskInfo& task, Placement placement) {
   }
   uint64_t* no_room = NoRoomEntry(task, placement);
   if (no_room != nullptr && *no_room == free_epoch_ + 1) return false;
-  if (std::any_of(cluster_.nodes.begin(), cluster_.nodes.end(), fits)) return true;
+  const size_t n = cluster_.nodes.size();
+  size_t misses = 0;  // nodes in a row that did not fit
+  for (size_t at = 0; at < n; ++at) {
+    if (fits(cluster_.nodes[at])) return true;
+    if (++misses >= 2) at = SkipNodesShortOf(task, placement, at, n) - 1;
+  }
   if (no_room != nullptr) *no_room = free_epoch_ + 1;
   return false;
 }
@@ -215,15 +232,30 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
                             static_cast<size_t>(search_options_.min_nodes_to_find));
   }
   const size_t start = errors == nullptr && want < n ? state.next_start % n : 0;
-  NodeSearch::Cached fresh;
+  NodeSearch::Cached fresh;  // sized once: most searches find all they want
+  fresh.nodes.reserve(want);
+  fresh.scores.reserve(want);
+  fresh.versions.reserve(want);
   NodeId best = kNoId;
   double best_score = 0;
   size_t found = 0;
   size_t examined = 0;
+  // Past two nodes in a row that do not fit, those that cannot have room are skipped as examined
+  // (they would be, and found nothing): a full cluster is not scanned node by node, and where
+  // most nodes fit the index is seldom asked. Fit errors count every node.
+  size_t missed = n;  // the last node examined that did not fit (by its place in the search)
   for (; examined < n && found < want; ++examined) {
-    const NodeInfo& node = cluster_.nodes[(start + examined) % n];
+    const size_t at = (start + examined) % n;
+    const NodeInfo& node = cluster_.nodes[at];
     std::optional<double> evaluated = Evaluate(task, node, placement, elastic, errors);
-    if (!evaluated) continue;
+    if (!evaluated) {
+      if (missed + 1 == examined && errors == nullptr) {
+        const size_t lap_end = at >= start ? n : start;  // from `start` to the last node, then from node 0
+        examined += SkipNodesShortOf(task, placement, at, lap_end) - at - 1;
+      }
+      missed = examined;
+      continue;
+    }
     ++found;
     const double score = *evaluated;
     fresh.nodes.push_back(node.id);

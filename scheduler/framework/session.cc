@@ -12,6 +12,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
   job_update_index_.assign(cluster_.jobs.size(), -1);
   reason_as_reported_.assign(cluster_.jobs.size(), false);
   node_version_.assign(cluster_.nodes.size(), 0);
+  free_index_.Reset(cluster_.nodes.size());
   job_tasks_version_.assign(cluster_.jobs.size(), 0);
   job_scope_.assign(cluster_.jobs.size(), nullptr);
   live_.assign(cluster_.jobs.size(), false);
@@ -131,8 +132,8 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   if (!only_consumes) ++free_epoch_;
   state_version_ = ++version_counter_;
   job_tasks_version_[task.job] = ++version_counter_;
-  if (old_node != kNoId) ++node_version_[old_node];
-  if (node_id != kNoId) ++node_version_[node_id];
+  if (old_node != kNoId) NodeChanged(old_node);
+  if (node_id != kNoId) NodeChanged(node_id);
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
   const bool took = takes(old);
   // A task that stays on its node (evicted, or an eviction undone) keeps its place in the
@@ -199,12 +200,12 @@ void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
 
 void Session::HoldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used += amount;
-  ++node_version_[node];
+  NodeChanged(node);
 }
 
 void Session::ReleaseHeldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used -= amount;
-  ++node_version_[node];
+  NodeChanged(node);
   ++free_epoch_;  // the node is freer: cached searches may have missed it
 }
 

@@ -27,6 +27,7 @@
 #include "api/cluster_info.h"
 #include "api/wait_reason.h"
 #include "scheduler/framework/config.h"
+#include "scheduler/framework/free_index.h"
 #include "scheduler/framework/interfaces.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/wait_memo.h"
@@ -607,6 +608,16 @@ class Session {
   mutable Memos memos_;
   std::vector<uint64_t> node_version_;
   uint64_t free_epoch_ = 0;
+  FreeIndex free_index_;  // where searches may find room (FindBestNode, SomeNodeFits)
+  size_t unindexed_misses_ = 0;  // nodes searches met that did not fit, before any tree was built
+  // After node `at`, which `task` does not fit: the first node before `end` that may have room
+  // for it in the resource `at` is short of (FreeIndex), or simply the next one.
+  size_t SkipNodesShortOf(const TaskInfo& task, Placement placement, size_t at, size_t end);
+  // Every change of a node's amounts goes through here: its version, and the index.
+  void NodeChanged(NodeId node) {
+    ++node_version_[node];
+    free_index_.Touch(node);
+  }
 
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;

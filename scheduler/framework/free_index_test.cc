@@ -1,0 +1,90 @@
+#include "scheduler/framework/free_index.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "scheduler/framework/statement.h"
+#include "test/testing/cluster_builder.h"
+#include "test/testing/session_fixture.h"
+
+namespace lahar {
+namespace {
+
+using testing::ClusterBuilder;
+using testing::Res;
+
+// The first node in [from, to) with `amount` of future idle GPUs, node by node.
+size_t NextByScan(const std::vector<NodeInfo>& nodes, int64_t amount, size_t from, size_t to) {
+  for (size_t n = from; n < to; ++n) {
+    if (nodes[n].FutureIdle().Get(kNvidiaGpu) >= amount) return n;
+  }
+  return to;
+}
+
+// Every range and amount, against the scan.
+void CheckAgainstScan(FreeIndex& index, const std::vector<NodeInfo>& nodes) {
+  for (int64_t amount = 0; amount <= 9; ++amount) {
+    for (size_t from = 0; from <= nodes.size(); ++from) {
+      for (size_t to = from; to <= nodes.size(); ++to) {
+        INFO("amount " << amount << ", nodes [" << from << ", " << to << ")");
+        REQUIRE(index.NextWithRoom(nodes, kNvidiaGpu, amount, from, to) == NextByScan(nodes, amount, from, to));
+      }
+    }
+  }
+}
+
+TEST_CASE("the free index finds the first node with room in a range, as a scan does, after nodes change") {
+  std::vector<NodeInfo> nodes(7);  // not a power of two: the tree has empty leaves
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    nodes[n].id = static_cast<NodeId>(n);
+    nodes[n].allocatable = Res("nvidia.com/gpu=8");
+    nodes[n].used = Res("nvidia.com/gpu=" + std::to_string((n * 5) % 9 == 0 ? 8 : (n * 5) % 9));
+  }
+  FreeIndex index;
+  index.Reset(nodes.size());
+  CheckAgainstScan(index, nodes);
+  // Releasing pods count as room to come; pipelined ones as room taken.
+  nodes[2].releasing = Res("nvidia.com/gpu=6");
+  index.Touch(2);
+  nodes[5].pipelined = Res("nvidia.com/gpu=3");
+  index.Touch(5);
+  nodes[6].used = Res("nvidia.com/gpu=0");
+  index.Touch(6);
+  index.Touch(6);  // touched twice: refreshed once
+  CheckAgainstScan(index, nodes);
+  nodes[6].used = Res("nvidia.com/gpu=8");
+  index.Touch(6);
+  CheckAgainstScan(index, nodes);
+}
+
+TEST_CASE("a search over a full cluster finds the node an eviction frees, and none once it is undone") {
+  ClusterBuilder b;
+  for (const char* node : {"n1", "n2", "n3", "n4"}) b.Node(node, "cpu=32,nvidia.com/gpu=8");
+  for (const char* node : {"n1", "n2", "n3", "n4"}) {
+    b.Job(std::string("run-") + node, {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}, .phase = PodGroupPhase::kRunning});
+    b.Running(std::string("run-") + node + "-w-0", node);
+  }
+  b.Job("wait", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=8"}}});
+  testing::SessionFixture s(b, "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n");
+  Session& session = s.session();
+  const TaskInfo& waiting = s.task("default/wait-w-0");
+  // Two searches over four full nodes: past as many nodes without room as the cluster has, the
+  // session searches by its index from then on.
+  CHECK(session.FindBestNode(waiting, Placement::kIdle) == kNoId);
+  CHECK(session.FindBestNode(waiting, Placement::kFutureIdle) == kNoId);
+  CHECK_FALSE(session.SomeNodeFits(waiting, Placement::kFutureIdle));
+  Statement statement(session);
+  statement.Evict(s.task("default/run-n3-w-0").id, "test");
+  CHECK(session.FindBestNode(waiting, Placement::kFutureIdle) == s.node("n3").id);
+  CHECK(session.SomeNodeFits(waiting, Placement::kFutureIdle));
+  CHECK(session.FindBestNode(waiting, Placement::kIdle) == kNoId);  // not free until the pod is gone
+  statement.Discard();
+  CHECK(session.FindBestNode(waiting, Placement::kFutureIdle) == kNoId);
+  // Resources released outside the session's tasks (a pod of another scheduler gone).
+  session.ReleaseHeldResources(s.node("n4").id, Res("cpu=1,nvidia.com/gpu=8"));
+  CHECK(session.FindBestNode(waiting, Placement::kIdle) == s.node("n4").id);
+}
+
+}  // namespace
+}  // namespace lahar
