@@ -28,17 +28,17 @@ class FreeIndex {
                       size_t to);
   // Whether a tree is built for any resource (NextWithRoom builds one when first asked of it).
   bool Any() const { return !trees_.empty(); }
-  // That amount of one node, as it is now.
-  static int64_t Room(const NodeInfo& node, ResourceId resource) {
-    return node.allocatable.Get(resource) - node.used.Get(resource) - node.pipelined.Get(resource) +
-           node.releasing.Get(resource);
-  }
 
  private:
   struct Tree {
     ResourceId resource;
     std::vector<int64_t> max;  // 1-based heap layout: leaves at [leaves_, 2 * leaves_)
   };
+  // The amount NextWithRoom compares, of one node as it is now.
+  static int64_t Room(const NodeInfo& node, ResourceId resource) {
+    return node.allocatable.Get(resource) - node.used.Get(resource) - node.pipelined.Get(resource) +
+           node.releasing.Get(resource);
+  }
   void Refresh(const std::vector<NodeInfo>& nodes);
   void SetLeaf(Tree& tree, size_t node, int64_t room);
   size_t First(const Tree& tree, size_t from, size_t to, int64_t amount) const;

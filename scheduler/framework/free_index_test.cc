@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <vector>
 
 #include "scheduler/framework/statement.h"

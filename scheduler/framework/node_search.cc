@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <optional>
-#include <utility>
 
 #include "api/strings.h"
+#include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
 namespace {
@@ -158,6 +158,9 @@ std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& no
 }
 
 size_t Session::SkipNodesShortOf(const TaskInfo& task, Placement placement, size_t at, size_t end) {
+  // With skipping switched off (`lahar-sim --no-skip`) every node is examined, so that the
+  // identity of the two runs' events shows the index skips exactly.
+  if (wait_memo_ != nullptr && !wait_memo_->enabled()) return at + 1;
   // A tree costs a pass over the nodes: the first is built once the session's searches met as
   // many such nodes as the cluster has.
   if (!free_index_.Any() && ++unindexed_misses_ <= cluster_.nodes.size()) return at + 1;
