@@ -2,10 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/session_fixture.h"
 
@@ -85,6 +87,40 @@ TEST_CASE("a search over a full cluster finds the node an eviction frees, and no
   // Resources released outside the session's tasks (a pod of another scheduler gone).
   session.ReleaseHeldResources(s.node("n4").id, Res("cpu=1,nvidia.com/gpu=8"));
   CHECK(session.FindBestNode(waiting, Placement::kIdle) == s.node("n4").id);
+}
+
+TEST_CASE("sampled searches over a partly full cluster pick the same nodes with and without the index") {
+  // 300 nodes, five of every seven full: searches sample part of the cluster, start where the
+  // last one stopped, and pass runs of full nodes the index lets them skip.
+  ClusterBuilder b;
+  for (int i = 0; i < 300; ++i) {
+    const std::string node = "n" + std::to_string(1000 + i);
+    b.Node(node, "cpu=32,nvidia.com/gpu=8");
+    if (i % 7 < 5) b.ForeignPod("full-" + node, node, "cpu=1,nvidia.com/gpu=8");
+  }
+  b.Job("wide", {.tasks = {{"w", 60, "cpu=1,nvidia.com/gpu=3"}}});
+  constexpr std::string_view kConfig = "actions: allocate\ntiers:\n- plugins:\n  - name: gang\n";
+  // Each search's node, the task then allocated there, so that the cluster fills as it goes.
+  auto picks = [&](bool index) {
+    testing::SessionFixture s(b, kConfig);
+    WaitMemo no_skipping(/*enabled=*/false);
+    if (!index) s->set_wait_memo(&no_skipping);
+    std::vector<NodeId> nodes;
+    for (int i = 0; i < 60; ++i) {
+      const TaskInfo& task = s.task("default/wide-w-" + std::to_string(i));
+      s->ForgetCachedSearches();  // each a search of its own, not the last one's cached nodes
+      const NodeId node = s->FindBestNode(task, Placement::kIdle);
+      nodes.push_back(node);
+      if (node == kNoId) continue;
+      Statement statement(s.session());
+      statement.Allocate(task.id, node);
+      statement.Commit();
+    }
+    return nodes;
+  };
+  const std::vector<NodeId> scanned = picks(false);
+  CHECK(picks(true) == scanned);
+  CHECK(std::count(scanned.begin(), scanned.end(), kNoId) == 0);  // 86 free nodes take two each
 }
 
 }  // namespace
