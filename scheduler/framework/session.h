@@ -35,6 +35,9 @@
 namespace lahar {
 
 class HoldingsByPriority;  // job_rules.h
+namespace victims_internal {
+struct WorkerHoldings;  // victim_order.h
+}  // namespace victims_internal
 
 // Why a task does not fit a node. `detail` points into stable storage (a taint key, a label),
 // so building a FitResult never allocates.
@@ -310,6 +313,8 @@ class Session {
     uint64_t holdings_by_priority_version = UINT64_MAX;
     uint64_t fingerprint_version = UINT64_MAX;
     std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
+    // What every live job's elastic workers hold per node, each job's part by job_tasks_version().
+    std::shared_ptr<victims_internal::WorkerHoldings> worker_holdings;
   };
   Memos& memos() const { return memos_; }
   // Names the states of the job's tasks, as state_version() does for the whole.

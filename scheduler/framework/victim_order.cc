@@ -1,6 +1,7 @@
 #include "scheduler/framework/victim_order.h"
 
 #include <algorithm>
+#include <memory>
 #include <queue>
 #include <tuple>
 
@@ -145,22 +146,69 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
   return order;
 }
 
-bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {
-  const int32_t index = order.bound_index[id];
-  if (index < 0) return false;
-  const VictimOrder::NodeBound& bound = order.node_bounds[index];
-  const NodeInfo& node = session.node(id);
-  if (!node.schedulable || node.FuturePodSlots() + bound.pods <= 0) return false;
-  // task.request.FitsIn(node.FutureIdle() + bound.freed), without making the sum: most nodes
-  // are asked about for most tasks.
+namespace {
+
+// Whether `node` could take `task` once `freed` more (and `pods` more pod slots) are free there.
+bool FitsWithFreed(const NodeInfo& node, const Resources& freed, int32_t pods, const TaskInfo& task) {
+  if (!node.schedulable || node.FuturePodSlots() + pods <= 0) return false;
+  // task.request.FitsIn(node.FutureIdle() + freed), without making the sum: most nodes are asked
+  // about for most tasks.
   const Resources& want = task.request;
   for (size_t i = 0; i < want.size(); ++i) {
     const int64_t amount = want.data()[i];
     if (amount <= 0) continue;
     const auto r = static_cast<ResourceId>(i);
-    if (amount > node.FutureIdleOf(r) + bound.freed.Get(r)) return false;
+    if (amount > node.FutureIdleOf(r) + freed.Get(r)) return false;
   }
   return true;
+}
+
+// Brings `holdings` up to the session's state: the parts of the live jobs whose tasks changed
+// since they were counted are counted again (the others hold nothing).
+void CountWorkerHoldings(const Session& session, WorkerHoldings& holdings) {
+  if (holdings.per_node.size() != session.cluster().nodes.size()) holdings.per_node.resize(session.cluster().nodes.size());
+  if (holdings.per_job.size() != session.cluster().jobs.size()) holdings.per_job.resize(session.cluster().jobs.size());
+  for (JobId id : session.LiveJobs()) {
+    WorkerHoldings::Part& part = holdings.per_job[id];
+    const uint64_t version = session.job_tasks_version(id);
+    if (part.counted && part.version == version) continue;
+    for (const auto& [node, task] : part.workers) {
+      holdings.per_node[node].freed -= session.task(task).request;
+      --holdings.per_node[node].pods;
+    }
+    part.workers.clear();
+    for (TaskId t : ElasticWorkers(session, session.job(id))) {
+      const NodeId node = session.task(t).node;
+      if (node == kNoId) continue;
+      part.workers.emplace_back(node, t);
+      holdings.per_node[node].freed += session.task(t).request;
+      ++holdings.per_node[node].pods;
+    }
+    part.counted = true;
+    part.version = version;
+  }
+}
+
+}  // namespace
+
+bool SomeNodeMayFitWithAnyWorkers(const Session& session, const TaskInfo& task) {
+  std::shared_ptr<WorkerHoldings>& holdings = session.memos().worker_holdings;
+  if (holdings == nullptr) holdings = std::make_shared<WorkerHoldings>();
+  CountWorkerHoldings(session, *holdings);
+  for (size_t n = 0; n < holdings->per_node.size(); ++n) {
+    const WorkerHoldings::Held& held = holdings->per_node[n];
+    if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
+    const NodeInfo& node = session.node(static_cast<NodeId>(n));
+    if (FitsWithFreed(node, held.freed, held.pods, task) && session.Predicate(task, node).ok()) return true;
+  }
+  return false;
+}
+
+bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {
+  const int32_t index = order.bound_index[id];
+  if (index < 0) return false;
+  const VictimOrder::NodeBound& bound = order.node_bounds[index];
+  return FitsWithFreed(session.node(id), bound.freed, bound.pods, task);
 }
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {

@@ -112,6 +112,28 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
                            const VictimPolicy& policy, const std::vector<bool>& scalable,
                            Candidates& candidates);
 
+// Per node, what the elastic workers of every live job hold there (ElasticWorkers): a bound on
+// what any order of elastic workers frees there, whatever a policy's kind, cooldown and hooks
+// keep of them. Each job's part is counted by its tasks' version (Session::job_tasks_version), so
+// a session counts again only the jobs whose tasks changed since it last asked.
+struct WorkerHoldings {
+  struct Held {
+    Resources freed;
+    int32_t pods = 0;
+  };
+  std::vector<Held> per_node;
+  struct Part {
+    bool counted = false;
+    uint64_t version = 0;
+    std::vector<std::pair<NodeId, TaskId>> workers;  // each counted worker and its node then
+  };
+  std::vector<Part> per_job;
+};
+
+// SomeNodeMayFit with every elastic worker of the cluster taken (WorkerHoldings): false when no
+// order of elastic workers could make room for `task` on any node.
+bool SomeNodeMayFitWithAnyWorkers(const Session& session, const TaskInfo& task);
+
 // Whether `node` could take `task` with every entry of the order taken there: a bound, since
 // what the policy admits and what earlier plans took only leave less. Predicates not asked.
 bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task);

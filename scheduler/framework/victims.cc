@@ -26,6 +26,7 @@ using victims_internal::NodeMayFit;
 using victims_internal::RankVictims;
 using victims_internal::ShapesKey;
 using victims_internal::SomeNodeMayFit;
+using victims_internal::SomeNodeMayFitWithAnyWorkers;
 using victims_internal::VictimOrder;
 
 std::vector<bool> ScalableJobs(const Session& session) {
@@ -49,6 +50,7 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
     return job.queue == own || s->queue(job.queue).reclaimable ? VictimKind::kElasticWorkers : VictimKind::kNone;
   };
   policy.reason = EvictionReason("elastic-preempted-for", starving);
+  policy.takes_workers_only = true;
   return policy;
 }
 
@@ -384,6 +386,22 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     return order;
   };
 
+  // Node searches of this plan alone: what it finds depends on the state, never on other plans.
+  Session::NodeSearch search;
+  // Most plans of a backlog fail at their first task, which fits no node as things are nor with
+  // every elastic worker of the cluster gone: then the plan fails there before an order is
+  // collected, with nothing done, as it would below (room and node searches change nothing).
+  std::optional<NodeId> first_without_evictions;  // step b's answer for the first task, once asked
+  const WaitMemo* wait_memo = session.wait_memo();
+  if (policy.takes_workers_only && wait_memo != nullptr && wait_memo->enabled() && room(preemptor)) {
+    first_without_evictions =
+        session.FindBestNode(preemptor, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
+    if (*first_without_evictions == kNoId && !SomeNodeMayFitWithAnyWorkers(session, preemptor)) {
+      LAHAR_LOG(2, "victims") << job.key() << ": " << preemptor.key() << " fits no node even after evictions";
+      return plan;
+    }
+  }
+
   // Necessary condition: the unplaced min fits in what is free plus everything the entries free.
   {
     Resources need;
@@ -400,8 +418,6 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // plan costs what it looks at, not the number of jobs.
   std::vector<int32_t> own_taken;
   std::vector<int32_t>& taken = cache != nullptr ? cache->entries().taken : own_taken;
-  // Node searches of this plan alone: what it finds depends on the state, never on other plans.
-  Session::NodeSearch search;
   if (taken.size() != session.cluster().jobs.size()) taken.assign(session.cluster().jobs.size(), -1);
   std::vector<JobId> touched;
   absl::Cleanup reset_taken = [&taken, &touched] {
@@ -507,7 +523,12 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       take_through(*next);
     }
     // b. Room on a node without (more) evictions.
-    NodeId node = session.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
+    NodeId node = kNoId;
+    if (t == tasks.front() && first_without_evictions) {
+      node = *first_without_evictions;  // asked above, in this state
+    } else {
+      node = session.FindBestNode(task, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
+    }
     if (node != kNoId) {
       statement.Pipeline(t, node);
       plan.placements.emplace_back(t, node);

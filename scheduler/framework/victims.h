@@ -78,6 +78,9 @@ struct VictimPolicy {
   bool make_room_in_own_queue = true;
   // Carried by every eviction: "preempted-for ns/job", ...
   std::string reason;
+  // `kind` never answers kWholeJob: the plan takes elastic workers only, so a task that fits no
+  // node even with every elastic worker of the cluster gone fails without an order collected.
+  bool takes_workers_only = false;
 };
 
 struct VictimPlan {

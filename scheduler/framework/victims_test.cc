@@ -11,6 +11,7 @@
 
 #include "api/strings.h"
 #include "scheduler/framework/statement.h"
+#include "scheduler/framework/victim_order.h"
 #include "scheduler/framework/wait_memo.h"
 #include "test/testing/cluster_builder.h"
 #include "test/testing/elastic_configs.h"
@@ -34,6 +35,13 @@ VictimPolicy Policy(VictimKind kind = VictimKind::kWholeJob) {
   VictimPolicy policy;
   policy.kind = [kind](const JobInfo&) { return kind; };
   policy.reason = "test-for default/s";
+  return policy;
+}
+
+// Elastic workers only, and saying so (VictimPolicy::takes_workers_only).
+VictimPolicy WorkersOnly() {
+  VictimPolicy policy = Policy(VictimKind::kElasticWorkers);
+  policy.takes_workers_only = true;
   return policy;
 }
 
@@ -689,6 +697,77 @@ TEST_CASE("a class of starving jobs is asked again once a plan between its jobs 
   CHECK(asked == Strings{"a", "b2", "c"});
   REQUIRE(s.session().evictions().size() == 1);
   CHECK(s.session().task(s.session().evictions()[0].task).name() == "low-worker-0");
+}
+
+// The bound a workers-only plan fails by before collecting an order: every elastic worker of
+// the cluster taken, on the nodes where workers run, kept up as jobs' tasks change.
+TEST_CASE("with every elastic worker gone, a task may fit only on a node where workers run") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=11").Node("n2", "cpu=3").Node("n3", "cpu=3");
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");  // workers w2, w3
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  b.Job("solo", {.min = 1, .tasks = {{"w", 2, "cpu=3"}}}).RunningRange("solo", "w", 0, 0, "n1");
+  b.RunningRange("solo", "w", 1, 1, "n2");  // beyond its min of 1: a worker
+  b.Job("s", {.tasks = {{"w", 1, "cpu=3"}, {"x", 1, "cpu=4"}}});
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  auto may_fit = [&](std::string_view task) {
+    return victims_internal::SomeNodeMayFitWithAnyWorkers(session, s.task(StrCat("default/", task)));
+  };
+  // n1: nothing idle, el's two workers hold cpu=2; n2: solo's worker holds cpu=3; n3 is idle but
+  // runs no worker (a task that fits there needs no eviction).
+  CHECK(may_fit("s-w-0"));        // cpu=3: n2
+  CHECK_FALSE(may_fit("s-x-0"));  // cpu=4
+  {
+    // Without solo's worker, n2 is a node no order of workers bounds, however idle.
+    Statement statement(session);
+    statement.Evict(s.task("default/solo-w-1").id, "test");
+    CHECK_FALSE(may_fit("s-w-0"));
+    statement.Discard();
+  }
+  CHECK(may_fit("s-w-0"));
+  {
+    // g's pod going frees cpu=2 on n1, and el's workers two more.
+    Statement statement(session);
+    statement.Evict(s.task("default/g-w-1").id, "test");
+    CHECK(may_fit("s-x-0"));
+    statement.Discard();
+  }
+  CHECK_FALSE(may_fit("s-x-0"));
+}
+
+// A workers-only plan that fails at its first task fails as it does without the bound, and
+// leaves the session as it was: the same plans, run after run, with skipping on and off.
+TEST_CASE("a workers-only plan fails by the bound as it fails by its collected order") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  b.Job("h", {.min = 1, .tasks = {{"w", 1, "cpu=8"}}}).RunningRange("h", "w", 0, 0, "n2");
+  b.Job("big", {.min = 2, .tasks = {{"w", 2, "cpu=3"}}});
+  b.Job("two", {.min = 1, .tasks = {{"w", 1, "cpu=2"}}});
+  for (bool skipping : {true, false}) {
+    CAPTURE(skipping);
+    testing::SessionFixture s(b, kConfig);
+    Session& session = s.session();
+    WaitMemo memo(skipping);
+    session.set_wait_memo(&memo);
+    const std::string before = Cluster(session);
+    VictimOrderCache cache;
+    Statement failing(session);
+    const Planned big = PlanIn(s, failing, "big", WorkersOnly(), &cache);
+    CHECK_FALSE(big.fits);
+    CHECK(big.victims.empty());
+    CHECK(cache.entries().orders.empty() == skipping);  // failed by the bound: no order collected
+    failing.Discard();
+    CHECK(Cluster(session) == before);
+    // A plan the bound lets through is made as before: el's two workers make room for cpu=2.
+    Statement fitting(session);
+    const Planned two = PlanIn(s, fitting, "two", WorkersOnly(), &cache);
+    CHECK(two.fits);
+    CHECK(two.victims == Strings{"el-w-3", "el-w-2"});
+    CHECK(two.placements == Strings{"two-w-0@n1"});
+  }
 }
 
 }  // namespace
