@@ -163,15 +163,30 @@ bool FitsWithFreed(const NodeInfo& node, const Resources& freed, int32_t pods, c
   return true;
 }
 
-// Brings `holdings` up to the session's state: the parts of the live jobs whose tasks changed
-// since they were counted are counted again (the others hold nothing).
-void CountWorkerHoldings(const Session& session, WorkerHoldings& holdings) {
+}  // namespace
+
+const WorkerHoldings& CountWorkerHoldings(const Session& session) {
+  std::shared_ptr<WorkerHoldings>& memo = session.memos().worker_holdings;
+  if (memo == nullptr) memo = std::make_shared<WorkerHoldings>();
+  WorkerHoldings& holdings = *memo;
   if (holdings.per_node.size() != session.cluster().nodes.size()) holdings.per_node.resize(session.cluster().nodes.size());
-  if (holdings.per_job.size() != session.cluster().jobs.size()) holdings.per_job.resize(session.cluster().jobs.size());
+  if (holdings.part_of.size() != session.cluster().jobs.size()) {
+    holdings.part_of.assign(session.cluster().jobs.size(), -1);
+    holdings.parts.reserve(session.LiveJobs().size());
+  }
+  // The parts of the live jobs whose tasks changed since they were counted are counted again
+  // (the other jobs hold nothing).
   for (JobId id : session.LiveJobs()) {
-    WorkerHoldings::Part& part = holdings.per_job[id];
+    int32_t& index = holdings.part_of[id];
+    // Most live jobs of a backlog: no more ready than their min, so no worker (ElasticWorkers).
+    if (index < 0 && session.job(id).ReadyCount() <= session.job(id).min_available) continue;
     const uint64_t version = session.job_tasks_version(id);
-    if (part.counted && part.version == version) continue;
+    if (index >= 0 && holdings.parts[index].version == version) continue;
+    if (index < 0) {
+      index = static_cast<int32_t>(holdings.parts.size());
+      holdings.parts.emplace_back();
+    }
+    WorkerHoldings::Part& part = holdings.parts[index];
     for (const auto& [node, task] : part.workers) {
       holdings.per_node[node].freed -= session.task(task).request;
       --holdings.per_node[node].pods;
@@ -184,19 +199,14 @@ void CountWorkerHoldings(const Session& session, WorkerHoldings& holdings) {
       holdings.per_node[node].freed += session.task(t).request;
       ++holdings.per_node[node].pods;
     }
-    part.counted = true;
     part.version = version;
   }
+  return holdings;
 }
 
-}  // namespace
-
-bool SomeNodeMayFitWithAnyWorkers(const Session& session, const TaskInfo& task) {
-  std::shared_ptr<WorkerHoldings>& holdings = session.memos().worker_holdings;
-  if (holdings == nullptr) holdings = std::make_shared<WorkerHoldings>();
-  CountWorkerHoldings(session, *holdings);
-  for (size_t n = 0; n < holdings->per_node.size(); ++n) {
-    const WorkerHoldings::Held& held = holdings->per_node[n];
+bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task) {
+  for (size_t n = 0; n < holdings.per_node.size(); ++n) {
+    const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
     const NodeInfo& node = session.node(static_cast<NodeId>(n));
     if (FitsWithFreed(node, held.freed, held.pods, task) && session.Predicate(task, node).ok()) return true;

@@ -123,16 +123,18 @@ struct WorkerHoldings {
   };
   std::vector<Held> per_node;
   struct Part {
-    bool counted = false;
     uint64_t version = 0;
     std::vector<std::pair<NodeId, TaskId>> workers;  // each counted worker and its node then
   };
-  std::vector<Part> per_job;
+  std::vector<Part> parts;       // of the live jobs counted so far
+  std::vector<int32_t> part_of;  // per job id: its index in parts, or -1
 };
 
-// SomeNodeMayFit with every elastic worker of the cluster taken (WorkerHoldings): false when no
-// order of elastic workers could make room for `task` on any node.
-bool SomeNodeMayFitWithAnyWorkers(const Session& session, const TaskInfo& task);
+// The session's WorkerHoldings, brought up to its state.
+const WorkerHoldings& CountWorkerHoldings(const Session& session);
+// SomeNodeMayFit with every elastic worker of the cluster taken (`holdings`, counted in the
+// current state): false when no order of elastic workers could make room for `task` anywhere.
+bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task);
 
 // Whether `node` could take `task` with every entry of the order taken there: a bound, since
 // what the policy admits and what earlier plans took only leave less. Predicates not asked.

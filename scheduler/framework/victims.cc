@@ -21,6 +21,7 @@ namespace lahar {
 
 using victims_internal::Candidate;
 using victims_internal::CollectVictims;
+using victims_internal::CountWorkerHoldings;
 using victims_internal::Entry;
 using victims_internal::NodeMayFit;
 using victims_internal::RankVictims;
@@ -396,7 +397,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   if (policy.takes_workers_only && wait_memo != nullptr && wait_memo->enabled() && room(preemptor)) {
     first_without_evictions =
         session.FindBestNode(preemptor, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
-    if (*first_without_evictions == kNoId && !SomeNodeMayFitWithAnyWorkers(session, preemptor)) {
+    if (*first_without_evictions == kNoId &&
+        !SomeNodeMayFitWithAnyWorkers(session, CountWorkerHoldings(session), preemptor)) {
       LAHAR_LOG(2, "victims") << job.key() << ": " << preemptor.key() << " fits no node even after evictions";
       return plan;
     }

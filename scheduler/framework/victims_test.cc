@@ -712,7 +712,8 @@ TEST_CASE("with every elastic worker gone, a task may fit only on a node where w
   testing::SessionFixture s(b, kConfig);
   Session& session = s.session();
   auto may_fit = [&](std::string_view task) {
-    return victims_internal::SomeNodeMayFitWithAnyWorkers(session, s.task(StrCat("default/", task)));
+    return victims_internal::SomeNodeMayFitWithAnyWorkers(session, victims_internal::CountWorkerHoldings(session),
+                                                          s.task(StrCat("default/", task)));
   };
   // n1: nothing idle, el's two workers hold cpu=2; n2: solo's worker holds cpu=3; n3 is idle but
   // runs no worker (a task that fits there needs no eviction).
@@ -736,15 +737,17 @@ TEST_CASE("with every elastic worker gone, a task may fit only on a node where w
   CHECK_FALSE(may_fit("s-x-0"));
 }
 
-// A workers-only plan that fails at its first task fails as it does without the bound, and
-// leaves the session as it was: the same plans, run after run, with skipping on and off.
-TEST_CASE("a workers-only plan fails by the bound as it fails by its collected order") {
+// A workers-only plan whose first task fits no node, even with every elastic worker of the
+// cluster gone, fails as it does by its collected order, and leaves the session as it was, with
+// skipping on and off.
+TEST_CASE("a workers-only plan fails by the workers' bound as it fails by its collected order") {
   ClusterBuilder b;
-  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8").Node("n3", "cpu=4");
   b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
   b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
   b.Job("h", {.min = 1, .tasks = {{"w", 1, "cpu=8"}}}).RunningRange("h", "w", 0, 0, "n2");
-  b.Job("big", {.min = 2, .tasks = {{"w", 2, "cpu=3"}}});
+  b.Job("el2", {.min = 1, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("el2", "w", 0, 1, "n3");
+  b.Job("wide", {.min = 1, .tasks = {{"w", 1, "cpu=3"}}});  // all workers hold cpu=4, no node's 3
   b.Job("two", {.min = 1, .tasks = {{"w", 1, "cpu=2"}}});
   for (bool skipping : {true, false}) {
     CAPTURE(skipping);
@@ -753,20 +756,24 @@ TEST_CASE("a workers-only plan fails by the bound as it fails by its collected o
     WaitMemo memo(skipping);
     session.set_wait_memo(&memo);
     const std::string before = Cluster(session);
+    {
+      VictimOrderCache cache;
+      Statement failing(session);
+      const Planned wide = PlanIn(s, failing, "wide", WorkersOnly(), &cache);
+      CHECK_FALSE(wide.fits);
+      CHECK(wide.victims.empty());
+      CHECK(cache.entries().orders.empty() == skipping);  // failed by the bound: no order collected
+      failing.Discard();
+      CHECK(Cluster(session) == before);
+    }
+    // A plan the bound lets through is made as before: el2's one worker makes room for cpu=2
+    // where el's two would take two pods.
     VictimOrderCache cache;
-    Statement failing(session);
-    const Planned big = PlanIn(s, failing, "big", WorkersOnly(), &cache);
-    CHECK_FALSE(big.fits);
-    CHECK(big.victims.empty());
-    CHECK(cache.entries().orders.empty() == skipping);  // failed by the bound: no order collected
-    failing.Discard();
-    CHECK(Cluster(session) == before);
-    // A plan the bound lets through is made as before: el's two workers make room for cpu=2.
     Statement fitting(session);
     const Planned two = PlanIn(s, fitting, "two", WorkersOnly(), &cache);
     CHECK(two.fits);
-    CHECK(two.victims == Strings{"el-w-3", "el-w-2"});
-    CHECK(two.placements == Strings{"two-w-0@n1"});
+    CHECK(two.victims == Strings{"el2-w-1"});
+    CHECK(two.placements == Strings{"two-w-0@n3"});
   }
 }
 
