@@ -322,6 +322,13 @@ class Session {
   // Invalidates every cached node search, as a transition that frees resources does: replays
   // the trace of a skipped run that changed task states and undid them.
   void ForgetCachedSearches() { ++free_epoch_; }
+  // The trace a statement leaves that changed task states and was discarded, for a caller that
+  // knows it would have and skips making it: task_state_changes() moves, and cached node
+  // searches are forgotten.
+  void ReplayDiscardedChanges() {
+    ++task_state_changes_;
+    ForgetCachedSearches();
+  }
 
   // ---- Hook registration (from Plugin::OnSessionOpen) ----
   void AddJobOrderFn(JobCompareFn fn);

@@ -214,6 +214,25 @@ bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& 
   return false;
 }
 
+bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const Resources& request,
+                            size_t count) {
+  size_t fit = 0;
+  for (const NodeInfo& node : session.cluster().nodes) {
+    if (!node.schedulable) continue;
+    const WorkerHoldings::Held& held = holdings.per_node[node.id];
+    int64_t here = std::max<int64_t>(0, node.FuturePodSlots() + held.pods);
+    for (size_t i = 0; i < request.size() && here > 0; ++i) {
+      const int64_t amount = request.data()[i];
+      if (amount <= 0) continue;
+      const auto r = static_cast<ResourceId>(i);
+      here = std::min(here, std::max<int64_t>(0, node.FutureIdleOf(r) + held.freed.Get(r)) / amount);
+    }
+    fit += static_cast<size_t>(here);
+    if (fit >= count) return false;
+  }
+  return true;
+}
+
 bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {
   const int32_t index = order.bound_index[id];
   if (index < 0) return false;

@@ -136,6 +136,12 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session);
 // current state): false when no order of elastic workers could make room for `task` anywhere.
 bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task);
 
+// Whether fewer than `count` pods asking `request` each fit on all the nodes together, with
+// every elastic worker of the cluster taken (`holdings`, counted in the current state) and the
+// predicates not asked: a bound, as SomeNodeMayFitWithAnyWorkers is for one pod.
+bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const Resources& request,
+                            size_t count);
+
 // Whether `node` could take `task` with every entry of the order taken there: a bound, since
 // what the policy admits and what earlier plans took only leave less. Predicates not asked.
 bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task);

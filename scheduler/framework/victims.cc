@@ -22,6 +22,7 @@ namespace lahar {
 using victims_internal::Candidate;
 using victims_internal::CollectVictims;
 using victims_internal::CountWorkerHoldings;
+using victims_internal::FewerFitWithAnyWorkers;
 using victims_internal::Entry;
 using victims_internal::NodeMayFit;
 using victims_internal::RankVictims;
@@ -412,6 +413,20 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       LAHAR_LOG(2, "victims") << job.key() << ": min exceeds free plus takeable capacity";
       return plan;
     }
+  }
+
+  // A gang of alike pods whose first needs evictions cannot be placed whole when all the nodes
+  // together hold fewer of its pods than it needs, even with every elastic worker gone: the plan
+  // fails, as below, without its order ranked. It fails untouched when its first pod fits no
+  // node after evictions; else it would place that one, evicting for it, before failing on a
+  // later pod, and the caller would discard that: its trace is left instead.
+  if (first_without_evictions && *first_without_evictions == kNoId && tasks.size() > 1 &&
+      !policy.admissible && session.JobScope(job.id) == nullptr &&
+      std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return session.task(t).request == preemptor.request; }) &&
+      FewerFitWithAnyWorkers(session, CountWorkerHoldings(session), preemptor.request, tasks.size())) {
+    if (SomeNodeMayFit(session, collected(), preemptor)) session.ReplayDiscardedChanges();
+    LAHAR_LOG(2, "victims") << job.key() << ": its min fits no set of nodes even after evictions";
+    return plan;
   }
 
   // Per victim job: how many entries of its list are taken, by this plan or by plans committed

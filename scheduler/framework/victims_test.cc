@@ -777,5 +777,50 @@ TEST_CASE("a workers-only plan fails by the workers' bound as it fails by its co
   }
 }
 
+// A gang of alike pods whose first needs evictions, when all the nodes together cannot hold it
+// even with every elastic worker gone, fails without its order ranked, and leaves the trace the
+// plan would have: its first pod placed with evictions, then discarded by the caller.
+TEST_CASE("a gang that no set of nodes holds fails unranked, leaving the trace of its first pod") {
+  ClusterBuilder b;
+  // Each node has cpu=1 idle and cpu=2 of elastic workers: cpu=6 in all, but room for one pod
+  // of cpu=2 on each.
+  b.Node("n1", "cpu=9").Node("n2", "cpu=5");
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  b.Job("el3", {.min = 1, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("el3", "w", 0, 1, "n2");
+  b.Job("pair", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});    // one pod on each node, after evictions
+  b.Job("triple", {.min = 3, .tasks = {{"w", 3, "cpu=2"}}});  // one more than the nodes hold
+  {
+    testing::SessionFixture s(b, kConfig);
+    const victims_internal::WorkerHoldings& holdings = victims_internal::CountWorkerHoldings(s.session());
+    const Resources& two_cpus = s.task("default/pair-w-0").request;
+    CHECK_FALSE(victims_internal::FewerFitWithAnyWorkers(s.session(), holdings, two_cpus, 2));
+    CHECK(victims_internal::FewerFitWithAnyWorkers(s.session(), holdings, two_cpus, 3));
+  }
+  for (bool skipping : {true, false}) {
+    CAPTURE(skipping);
+    testing::SessionFixture s(b, kConfig);
+    Session& session = s.session();
+    WaitMemo memo(skipping);
+    session.set_wait_memo(&memo);
+    const std::string before = Cluster(session);
+    VictimOrderCache cache;
+    const uint64_t changes_before = session.task_state_changes();
+    Statement failing(session);
+    const Planned triple = PlanIn(s, failing, "triple", WorkersOnly(), &cache);
+    failing.Discard();
+    CHECK_FALSE(triple.fits);
+    CHECK(Cluster(session) == before);
+    CHECK(session.task_state_changes() != changes_before);  // its first pod placed, then undone
+    const bool ranked = std::any_of(cache.entries().orders.begin(), cache.entries().orders.end(),
+                                    [](const auto& entry) { return entry.second.is_ranked; });
+    CHECK(ranked != skipping);
+    Statement fitting(session);
+    const Planned pair = PlanIn(s, fitting, "pair", WorkersOnly());
+    CHECK(pair.fits);
+    CHECK(pair.placements.size() == 2);
+  }
+}
+
 }  // namespace
 }  // namespace lahar
