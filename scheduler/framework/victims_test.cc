@@ -699,13 +699,19 @@ TEST_CASE("a class of starving jobs is asked again once a plan between its jobs 
   CHECK(s.session().task(s.session().evictions()[0].task).name() == "low-worker-0");
 }
 
+// On n1: el, 4 pods of cpu=1 with a min of 2 (two elastic workers, w2 and w3), and g, 2 pods
+// of cpu=2 with a min of 2 (none): cpu=8.
+void ElasticWorkersOnN1(ClusterBuilder& b) {
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+}
+
 // The bound a workers-only plan fails by before collecting an order: every elastic worker of
 // the cluster taken, on the nodes where workers run, kept up as jobs' tasks change.
 TEST_CASE("with every elastic worker gone, a task may fit only on a node where workers run") {
   ClusterBuilder b;
   b.Node("n1", "cpu=11").Node("n2", "cpu=3").Node("n3", "cpu=3");
-  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");  // workers w2, w3
-  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  ElasticWorkersOnN1(b);
   b.Job("solo", {.min = 1, .tasks = {{"w", 2, "cpu=3"}}}).RunningRange("solo", "w", 0, 0, "n1");
   b.RunningRange("solo", "w", 1, 1, "n2");  // beyond its min of 1: a worker
   b.Job("s", {.tasks = {{"w", 1, "cpu=3"}, {"x", 1, "cpu=4"}}});
@@ -743,8 +749,7 @@ TEST_CASE("with every elastic worker gone, a task may fit only on a node where w
 TEST_CASE("a workers-only plan fails by the workers' bound as it fails by its collected order") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8").Node("n2", "cpu=8").Node("n3", "cpu=4");
-  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
-  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  ElasticWorkersOnN1(b);
   b.Job("h", {.min = 1, .tasks = {{"w", 1, "cpu=8"}}}).RunningRange("h", "w", 0, 0, "n2");
   b.Job("el2", {.min = 1, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("el2", "w", 0, 1, "n3");
   b.Job("wide", {.min = 1, .tasks = {{"w", 1, "cpu=3"}}});  // all workers hold cpu=4, no node's 3
@@ -785,8 +790,7 @@ TEST_CASE("a gang that no set of nodes holds fails unranked, leaving the trace o
   // Each node has cpu=1 idle and cpu=2 of elastic workers: cpu=6 in all, but room for one pod
   // of cpu=2 on each.
   b.Node("n1", "cpu=9").Node("n2", "cpu=5");
-  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=1"}}}).RunningRange("el", "w", 0, 3, "n1");
-  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
+  ElasticWorkersOnN1(b);
   b.Job("el3", {.min = 1, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("el3", "w", 0, 1, "n2");
   b.Job("pair", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}});    // one pod on each node, after evictions
   b.Job("triple", {.min = 3, .tasks = {{"w", 3, "cpu=2"}}});  // one more than the nodes hold
