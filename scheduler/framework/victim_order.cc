@@ -148,19 +148,22 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
 
 namespace {
 
-// Whether `node` could take `task` once `freed` more (and `pods` more pod slots) are free there.
-bool FitsWithFreed(const NodeInfo& node, const Resources& freed, int32_t pods, const TaskInfo& task) {
-  if (!node.schedulable || node.FuturePodSlots() + pods <= 0) return false;
-  // task.request.FitsIn(node.FutureIdle() + freed), without making the sum: most nodes are asked
-  // about for most tasks.
-  const Resources& want = task.request;
-  for (size_t i = 0; i < want.size(); ++i) {
-    const int64_t amount = want.data()[i];
+// How many pods asking `request` `node` could take once `freed` more (and `pods` more pod slots)
+// are free there, counted up to `at_most`.
+int64_t PodsFittingWithFreed(const NodeInfo& node, const Resources& freed, int32_t pods, const Resources& request,
+                             int64_t at_most) {
+  if (!node.schedulable) return 0;
+  int64_t fit = std::min<int64_t>(at_most, node.FuturePodSlots() + pods);
+  // Per resource against node.FutureIdle() + freed, without making the sum: most nodes are asked
+  // about for most tasks, most often for one pod (then nothing is divided).
+  for (size_t i = 0; i < request.size() && fit > 0; ++i) {
+    const int64_t amount = request.data()[i];
     if (amount <= 0) continue;
     const auto r = static_cast<ResourceId>(i);
-    if (amount > node.FutureIdleOf(r) + freed.Get(r)) return false;
+    const int64_t room = node.FutureIdleOf(r) + freed.Get(r);
+    if (amount * fit > room) fit = room < amount ? 0 : room / amount;
   }
-  return true;
+  return std::max<int64_t>(fit, 0);
 }
 
 }  // namespace
@@ -209,7 +212,9 @@ bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& 
     const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
     const NodeInfo& node = session.node(static_cast<NodeId>(n));
-    if (FitsWithFreed(node, held.freed, held.pods, task) && session.Predicate(task, node).ok()) return true;
+    if (PodsFittingWithFreed(node, held.freed, held.pods, task.request, 1) > 0 && session.Predicate(task, node).ok()) {
+      return true;
+    }
   }
   return false;
 }
@@ -218,16 +223,9 @@ bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdin
                             size_t count) {
   size_t fit = 0;
   for (const NodeInfo& node : session.cluster().nodes) {
-    if (!node.schedulable) continue;
     const WorkerHoldings::Held& held = holdings.per_node[node.id];
-    int64_t here = std::max<int64_t>(0, node.FuturePodSlots() + held.pods);
-    for (size_t i = 0; i < request.size() && here > 0; ++i) {
-      const int64_t amount = request.data()[i];
-      if (amount <= 0) continue;
-      const auto r = static_cast<ResourceId>(i);
-      here = std::min(here, std::max<int64_t>(0, node.FutureIdleOf(r) + held.freed.Get(r)) / amount);
-    }
-    fit += static_cast<size_t>(here);
+    fit += static_cast<size_t>(
+        PodsFittingWithFreed(node, held.freed, held.pods, request, static_cast<int64_t>(count - fit)));
     if (fit >= count) return false;
   }
   return true;
@@ -237,7 +235,7 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
   const int32_t index = order.bound_index[id];
   if (index < 0) return false;
   const VictimOrder::NodeBound& bound = order.node_bounds[index];
-  return FitsWithFreed(session.node(id), bound.freed, bound.pods, task);
+  return PodsFittingWithFreed(session.node(id), bound.freed, bound.pods, task.request, 1) > 0;
 }
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {

@@ -394,14 +394,17 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // every elastic worker of the cluster gone: then the plan fails there before an order is
   // collected, with nothing done, as it would below (room and node searches change nothing).
   std::optional<NodeId> first_without_evictions;  // step b's answer for the first task, once asked
+  const victims_internal::WorkerHoldings* holdings = nullptr;  // counted when that answer is no node
   const WaitMemo* wait_memo = session.wait_memo();
   if (policy.takes_workers_only && wait_memo != nullptr && wait_memo->enabled() && room(preemptor)) {
     first_without_evictions =
         session.FindBestNode(preemptor, Placement::kFutureIdle, /*elastic=*/false, /*errors=*/nullptr, &search);
-    if (*first_without_evictions == kNoId &&
-        !SomeNodeMayFitWithAnyWorkers(session, CountWorkerHoldings(session), preemptor)) {
-      LAHAR_LOG(2, "victims") << job.key() << ": " << preemptor.key() << " fits no node even after evictions";
-      return plan;
+    if (*first_without_evictions == kNoId) {
+      holdings = &CountWorkerHoldings(session);
+      if (!SomeNodeMayFitWithAnyWorkers(session, *holdings, preemptor)) {
+        LAHAR_LOG(2, "victims") << job.key() << ": " << preemptor.key() << " fits no node even after evictions";
+        return plan;
+      }
     }
   }
 
@@ -420,10 +423,9 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
   // fails, as below, without its order ranked. It fails untouched when its first pod fits no
   // node after evictions; else it would place that one, evicting for it, before failing on a
   // later pod, and the caller would discard that: its trace is left instead.
-  if (first_without_evictions && *first_without_evictions == kNoId && tasks.size() > 1 &&
-      !policy.admissible && session.JobScope(job.id) == nullptr &&
+  if (holdings != nullptr && tasks.size() > 1 && !policy.admissible && session.JobScope(job.id) == nullptr &&
       std::all_of(tasks.begin(), tasks.end(), [&](TaskId t) { return session.task(t).request == preemptor.request; }) &&
-      FewerFitWithAnyWorkers(session, CountWorkerHoldings(session), preemptor.request, tasks.size())) {
+      FewerFitWithAnyWorkers(session, *holdings, preemptor.request, tasks.size())) {
     if (SomeNodeMayFit(session, collected(), preemptor)) session.ReplayDiscardedChanges();
     LAHAR_LOG(2, "victims") << job.key() << ": its min fits no set of nodes even after evictions";
     return plan;

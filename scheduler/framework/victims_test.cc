@@ -706,6 +706,15 @@ void ElasticWorkersOnN1(ClusterBuilder& b) {
   b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=2"}}}).RunningRange("g", "w", 0, 1, "n1");
 }
 
+// A session of `b` (kConfig) whose wait memo skips work, or not (`lahar-sim --no-skip`).
+struct SessionWithMemo {
+  SessionWithMemo(const ClusterBuilder& b, bool skipping) : memo(skipping), fixture(b, kConfig) {
+    fixture.session().set_wait_memo(&memo);
+  }
+  WaitMemo memo;  // outlives the session, which points to it
+  testing::SessionFixture fixture;
+};
+
 // The bound a workers-only plan fails by before collecting an order: every elastic worker of
 // the cluster taken, on the nodes where workers run, kept up as jobs' tasks change.
 TEST_CASE("with every elastic worker gone, a task may fit only on a node where workers run") {
@@ -756,10 +765,9 @@ TEST_CASE("a workers-only plan fails by the workers' bound as it fails by its co
   b.Job("two", {.min = 1, .tasks = {{"w", 1, "cpu=2"}}});
   for (bool skipping : {true, false}) {
     CAPTURE(skipping);
-    testing::SessionFixture s(b, kConfig);
+    SessionWithMemo with(b, skipping);
+    testing::SessionFixture& s = with.fixture;
     Session& session = s.session();
-    WaitMemo memo(skipping);
-    session.set_wait_memo(&memo);
     const std::string before = Cluster(session);
     {
       VictimOrderCache cache;
@@ -803,10 +811,9 @@ TEST_CASE("a gang that no set of nodes holds fails unranked, leaving the trace o
   }
   for (bool skipping : {true, false}) {
     CAPTURE(skipping);
-    testing::SessionFixture s(b, kConfig);
+    SessionWithMemo with(b, skipping);
+    testing::SessionFixture& s = with.fixture;
     Session& session = s.session();
-    WaitMemo memo(skipping);
-    session.set_wait_memo(&memo);
     const std::string before = Cluster(session);
     VictimOrderCache cache;
     const uint64_t changes_before = session.task_state_changes();
