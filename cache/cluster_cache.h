@@ -92,8 +92,15 @@ class ClusterCache {
   // (CycleResult::Parkable). Snapshots laid out with kLeaveOutParked leave them out and name them
   // in ClusterSnapshot::parked until one of them changes (that job comes back), the
   // representative changes (its class comes back), every block is rebuilt (queues, priority
-  // classes) or UnparkAll. A job that changed since that snapshot or is a representative
-  // itself is not parked.
+  // classes) or UnparkAll. A job that changed since that snapshot, or that is laid out for a
+  // class, is not parked.
+  //
+  // In the session's own order among jobs the job order ties (creation time, arrival, key;
+  // JobOrderTiesFn), a class's first job stays laid out, its second is the representative, and
+  // only jobs after that one are parked: a member's turn never comes before the
+  // representative's, and one job alike may be admitted without its class coming back. When the
+  // first job changes (admitted), the representative takes its place and the next member
+  // stands for the class. A class needs three jobs.
   void ParkJobs(JobId representative, const std::vector<JobId>& members);
   void UnparkAll();
   bool AnyParked() const { return parked_count_ > 0; }
@@ -254,8 +261,20 @@ class ClusterCache {
     // representative, the one job of the class kLeaveOutParked snapshots lay out.
     int32_t parked_class = -1;
     bool representative = false;
+    int32_t first_of = -1;  // the class whose first job it is (laid out ahead of the representative)
     bool Parked() const { return parked_class >= 0 && !representative; }
   };
+  // Where a job falls among jobs alike in the session's own order (Session::JobOrderLess after
+  // the hooks): creation time, arrival, key.
+  struct OrderKey {
+    int64_t creation_timestamp = 0;
+    int64_t creation_order = 0;
+    std::string_view key;
+    auto operator<=>(const OrderKey&) const = default;
+  };
+  static OrderKey OrderOf(const LaidBlock& entry) {
+    return {entry.block->job.creation_timestamp, entry.block->job.creation_order, entry.key};
+  }
   // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.
   mutable std::vector<LaidBlock> existing_blocks_;
@@ -267,9 +286,13 @@ class ClusterCache {
   // UnparkAll).
   mutable int64_t parked_count_ = 0;
   mutable int32_t parked_classes_ = 0;
+  mutable std::vector<OrderKey> representative_order_;  // per class: its representative's place
   // Brings back a parked job whose objects changed, or the class of a representative that did.
   void UnparkChanged(LaidBlock& entry) const;
   void UnparkClass(int32_t parked_class) const;
+  // The class's first job changed: its representative is laid out first, its next member stands
+  // for it (the class is gone when none is left).
+  void PassFirstPlace(int32_t parked_class) const;
   // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;

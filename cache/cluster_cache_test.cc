@@ -321,7 +321,7 @@ std::vector<std::pair<std::string, JobId>> Parked(const ClusterSnapshot& snapsho
   return parked;
 }
 
-TEST_CASE("parked jobs are left out until they, their representative or every block changes") {
+TEST_CASE("parked jobs are left out until they, their class's first two jobs or every block changes") {
   using Layout = ClusterCache::Layout;
   using Names = std::vector<std::string>;
   using ParkedList = std::vector<std::pair<std::string, JobId>>;
@@ -332,13 +332,17 @@ TEST_CASE("parked jobs are left out until they, their representative or every bl
   REQUIRE(JobNames(cache.Snapshot(0)) == every_job);
   CHECK_FALSE(cache.AnyParked());
 
-  // b stands for c and e (ids of the snapshot laid out last).
-  cache.ParkJobs(1, {2, 4});
+  // Two alike jobs make no class: the first of a class stays laid out, the second stands for it.
+  cache.ParkJobs(1, {2});
+  CHECK_FALSE(cache.AnyParked());
+  // b, c, d and e alike (ids of the snapshot laid out last), named in any order: b, first in
+  // arrival, stays; c stands for d and e.
+  cache.ParkJobs(3, {4, 1, 2});
   CHECK(cache.AnyParked());
   ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
-  CHECK(JobNames(left) == Names{"a", "b", "d"});
-  CHECK(Parked(left) == ParkedList{{"default/c", 2}, {"default/e", 3}});
-  CHECK(left.parked_representatives == std::vector<JobId>{1});
+  CHECK(JobNames(left) == Names{"a", "b", "c"});
+  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/e", 3}});
+  CHECK(left.parked_representatives == std::vector<JobId>{2});
   // What they ask of their queue is counted all the same.
   CHECK(left.queue_demand.at(static_cast<size_t>(left.FindQueue("default"))).Get(kCpu) == 5 * 8000);
   // The other layout lays out every job, and names none parked.
@@ -346,45 +350,59 @@ TEST_CASE("parked jobs are left out until they, their representative or every bl
   CHECK(JobNames(every) == every_job);
   CHECK(every.parked.empty());
 
-  // A representative is not parked as a member of another class, nor a parked job again.
-  cache.ParkJobs(3, {1, 2});
-  left = cache.Snapshot(3, std::move(left), Layout::kLeaveOutParked);
-  CHECK(JobNames(left) == Names{"a", "b", "d"});
-  CHECK(left.parked_representatives == std::vector<JobId>{1});
+  // A job laid out for a class is not parked in another, nor a parked job again; a job alike
+  // that comes before the representative (a) stays laid out, one after it (f) joins the class.
+  cache.UpsertPodGroup(PendingGroup("f", 8000));
+  every = cache.Snapshot(3, std::move(every));
+  cache.ParkJobs(0, {1, 2, 3, 5});
+  left = cache.Snapshot(4, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c"});
+  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/e", 3}, {"default/f", 3}});
+  CHECK(left.parked_representatives == std::vector<JobId>{2});
 
   // A member whose PodGroup changed comes back alone.
-  cache.UpsertPodGroup(PendingGroup("c", 4000));
-  left = cache.Snapshot(4, std::move(left), Layout::kLeaveOutParked);
-  CHECK(JobNames(left) == Names{"a", "b", "c", "d"});
-  CHECK(Parked(left) == ParkedList{{"default/e", 4}});
-  // So does a member deleted: it is gone.
-  every = cache.Snapshot(5, std::move(every));
-  cache.ParkJobs(1, {3});  // d joins b's class
-  cache.DeletePodGroup("default", "e");
-  left = cache.Snapshot(6, std::move(left), Layout::kLeaveOutParked);
-  CHECK(JobNames(left) == Names{"a", "b", "c"});
-  CHECK(Parked(left) == ParkedList{{"default/d", 3}});
-  // The representative changed: its class comes back.
+  cache.UpsertPodGroup(PendingGroup("e", 4000));
+  left = cache.Snapshot(5, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c", "e"});
+  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/f", 4}});
+  // The first job changed (admitted, say): the representative is laid out first, and the next
+  // member in arrival stands for the class.
   cache.UpsertPodGroup(PendingGroup("b", 4000));
+  left = cache.Snapshot(6, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c", "d", "e"});
+  CHECK(Parked(left) == ParkedList{{"default/f", 5}});
+  CHECK(left.parked_representatives == std::vector<JobId>{3});
+  // The representative changed: its class comes back.
+  cache.UpsertPodGroup(PendingGroup("d", 4000));
   left = cache.Snapshot(7, std::move(left), Layout::kLeaveOutParked);
-  CHECK(JobNames(left) == Names{"a", "b", "c", "d"});
+  CHECK(JobNames(left) == Names{"a", "b", "c", "d", "e", "f"});
   CHECK(left.parked.empty());
+  CHECK_FALSE(cache.AnyParked());
+  // So does the class whose first job changes when no member is left to stand for it.
+  every = cache.Snapshot(8, std::move(every));
+  cache.ParkJobs(0, {1, 2});
+  left = cache.Snapshot(9, std::move(left), Layout::kLeaveOutParked);
+  REQUIRE(Parked(left) == ParkedList{{"default/c", 2}});
+  cache.UpsertPodGroup(PendingGroup("c", 2000));
+  cache.UpsertPodGroup(PendingGroup("a", 2000));
+  left = cache.Snapshot(10, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"a", "b", "c", "d", "e", "f"});
   CHECK_FALSE(cache.AnyParked());
 
   // Every block rebuilt (a queue came) brings every job back, and so does UnparkAll.
-  every = cache.Snapshot(8, std::move(every));
-  cache.ParkJobs(0, {1, 2});
+  every = cache.Snapshot(11, std::move(every));
+  cache.ParkJobs(0, {1, 2, 3});
   REQUIRE(cache.AnyParked());
   Queue research;
   research.meta.name = "research";
   cache.UpsertQueue(research);
-  CHECK(JobNames(cache.Snapshot(9, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d"});
+  CHECK(JobNames(cache.Snapshot(12, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d", "e", "f"});
   CHECK_FALSE(cache.AnyParked());
-  cache.ParkJobs(0, {3});
+  cache.ParkJobs(0, {1, 2, 3});
   REQUIRE(cache.AnyParked());
   cache.UnparkAll();
   CHECK_FALSE(cache.AnyParked());
-  CHECK(JobNames(cache.Snapshot(10, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d"});
+  CHECK(JobNames(cache.Snapshot(13, {}, Layout::kLeaveOutParked)) == Names{"a", "b", "c", "d", "e", "f"});
 }
 
 TEST_CASE("each layout laid over its own spent snapshot carries the reasons reported since") {
@@ -392,7 +410,7 @@ TEST_CASE("each layout laid over its own spent snapshot carries the reasons repo
   ClusterCache cache;
   for (const char* name : {"a", "b", "c"}) cache.UpsertPodGroup(PendingGroup(name, 8000));
   ClusterSnapshot every = cache.Snapshot(0);
-  cache.ParkJobs(0, {2});
+  cache.ParkJobs(0, {1, 2});
   ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
   REQUIRE(JobNames(left) == std::vector<std::string>{"a", "b"});
   const WaitReason closed{.kind = WaitKind::kQueueClosed, .subject = "default"};

@@ -24,18 +24,42 @@ void ClusterCache::ParkJobs(JobId representative, const std::vector<JobId>& memb
     LaidBlock& entry = existing_blocks_[static_cast<size_t>(last_laid_entries_[static_cast<size_t>(id)])];
     return std::binary_search(changed.begin(), changed.end(), &entry) ? nullptr : &entry;
   };
-  LaidBlock* rep = entry_of(representative);
-  if (rep == nullptr || rep->Parked()) return;
-  int32_t parked_class = rep->parked_class;
-  for (JobId id : members) {
-    LaidBlock* member = entry_of(id);
-    if (member == nullptr || member == rep || member->parked_class >= 0) continue;
-    if (parked_class < 0) {
-      parked_class = parked_classes_++;
-      rep->parked_class = parked_class;
-      rep->representative = true;
+  // The jobs not laid out for a class yet, and the class of those that are.
+  std::vector<LaidBlock*> alike;
+  alike.reserve(members.size() + 1);
+  int32_t parked_class = -1;
+  auto take = [&](JobId id) {
+    LaidBlock* entry = entry_of(id);
+    if (entry == nullptr) return;
+    const int32_t laid_for = entry->representative ? entry->parked_class : entry->first_of;
+    if (laid_for >= 0) {
+      if (parked_class < 0) parked_class = laid_for;
+      return;
     }
-    member->parked_class = parked_class;
+    if (entry->parked_class < 0) alike.push_back(entry);
+  };
+  take(representative);
+  for (JobId id : members) take(id);
+  if (parked_class >= 0) {
+    // Jobs that come after the representative join its class; one before it stays laid out.
+    const OrderKey& after = representative_order_[static_cast<size_t>(parked_class)];
+    for (LaidBlock* entry : alike) {
+      if (OrderOf(*entry) < after) continue;
+      entry->parked_class = parked_class;
+      ++parked_count_;
+    }
+    return;
+  }
+  if (alike.size() < 3) return;
+  std::sort(alike.begin(), alike.end(),
+            [](const LaidBlock* a, const LaidBlock* b) { return OrderOf(*a) < OrderOf(*b); });
+  parked_class = parked_classes_++;
+  alike[0]->first_of = parked_class;
+  alike[1]->parked_class = parked_class;
+  alike[1]->representative = true;
+  representative_order_.push_back(OrderOf(*alike[1]));
+  for (size_t i = 2; i < alike.size(); ++i) {
+    alike[i]->parked_class = parked_class;
     ++parked_count_;
   }
 }
@@ -45,12 +69,20 @@ void ClusterCache::UnparkAll() {
   for (LaidBlock& entry : existing_blocks_) {
     entry.parked_class = -1;
     entry.representative = false;
+    entry.first_of = -1;
   }
   parked_count_ = 0;
   parked_classes_ = 0;
+  representative_order_.clear();
 }
 
 void ClusterCache::UnparkChanged(LaidBlock& entry) const {
+  if (entry.first_of >= 0) {
+    const int32_t parked_class = entry.first_of;
+    entry.first_of = -1;
+    PassFirstPlace(parked_class);
+    return;
+  }
   if (entry.representative) {
     UnparkClass(entry.parked_class);
     return;
@@ -61,11 +93,33 @@ void ClusterCache::UnparkChanged(LaidBlock& entry) const {
 
 void ClusterCache::UnparkClass(int32_t parked_class) const {
   for (LaidBlock& entry : existing_blocks_) {
+    if (entry.first_of == parked_class) entry.first_of = -1;
     if (entry.parked_class != parked_class) continue;
     if (!entry.representative) --parked_count_;
     entry.parked_class = -1;
     entry.representative = false;
   }
+}
+
+void ClusterCache::PassFirstPlace(int32_t parked_class) const {
+  LaidBlock* representative = nullptr;
+  LaidBlock* next = nullptr;
+  for (LaidBlock& entry : existing_blocks_) {
+    if (entry.parked_class != parked_class) continue;
+    if (entry.representative) {
+      representative = &entry;
+    } else if (next == nullptr || OrderOf(entry) < OrderOf(*next)) {
+      next = &entry;
+    }
+  }
+  if (representative == nullptr) return;  // the class is gone
+  representative->representative = false;
+  representative->parked_class = -1;
+  if (next == nullptr) return;
+  representative->first_of = parked_class;
+  next->representative = true;
+  --parked_count_;
+  representative_order_[static_cast<size_t>(parked_class)] = OrderOf(*next);
 }
 
 }  // namespace lahar

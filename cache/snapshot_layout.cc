@@ -168,6 +168,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     existing_blocks_.clear();
     parked_count_ = 0;  // the entries that said so are gone
     parked_classes_ = 0;
+    representative_order_.clear();
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
     for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
     all_dirty_ = false;
@@ -187,7 +188,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     }
     auto at = std::lower_bound(existing_blocks_.begin(), existing_blocks_.end(), std::string_view(it->first),
                                [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
-    if (existed && at->parked_class >= 0) UnparkChanged(*at);
+    if (existed && (at->parked_class >= 0 || at->first_of >= 0)) UnparkChanged(*at);
     if (block.exists) {
       if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
       at->build = block.build;

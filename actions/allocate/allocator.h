@@ -97,7 +97,8 @@ class Allocator {
 
   // Admitted jobs left out of the session (Session::parked_admitted) are refused as their
   // representative is, when it is set aside or refused by its queue to the end of the turns
-  // (RefusedToTheEnd): alike in shapes, queue and everything those read. Else their turns would
+  // (RefusedToTheEnd), or refused alike a job that was (the class's first, laid out ahead of
+  // it): alike in shapes, queue and everything those read. Else their turns would
   // decide, and the session needs every job.
   bool ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_the_end) const;
 

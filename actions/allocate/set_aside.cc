@@ -20,7 +20,8 @@ void Allocator::NoteParkable(const JobInfo& job, JobId judged) {
   if (judged == job.id || !session_.wait_memo()->parks_jobs()) return;
   const JobInfo& representative = session_.job(judged);
   if (ParkableWhileAdmitted(session_, job) && ParkableWhileAdmitted(session_, representative) &&
-      AdmittedAlike(session_, job, representative) && session_.JobOrderLess(representative, job)) {
+      AdmittedAlike(session_, job, representative) && session_.JobOrderLess(representative, job) &&
+      session_.JobOrderTiesAlike(job) && session_.JobOrderTiesAlike(representative)) {
     session_.NoteParkable(job.id, judged);
   }
 }
@@ -84,8 +85,16 @@ void Allocator::NoteRefusedToTheEnd(const std::vector<JobId>& refused_to_the_end
 
 bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_the_end) const {
   const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
+  if (parked.empty()) return true;
+  auto to_the_end = [&](JobId job) {
+    return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), job);
+  };
   return std::all_of(parked.begin(), parked.end(), [&](const Session::ParkedAdmitted& c) {
-    return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), c.representative) ||
+    // Refused to the end, or later in its turns alike a job that was (the class's first, laid
+    // out ahead of it), or set aside.
+    return to_the_end(c.representative) ||
+           std::any_of(refused_alike_.begin(), refused_alike_.end(),
+                       [&](const std::pair<JobId, JobId>& p) { return p.first == c.representative && to_the_end(p.second); }) ||
            std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
   });
 }

@@ -126,10 +126,11 @@ TEST_CASE("backfill: takes allocate's node-search arguments") {
 }
 
 // Backfill tries the first single-pod job in job order and, when it fails, holds back the ones
-// after it, which keep what allocate told them. So jobs parked behind a representative (they come
-// after it) are told what it is told only while backfill's try fails for the reason allocate
-// gave; otherwise the session stops and runs over every job.
-TEST_CASE("backfill: a try for the representative of parked jobs that tells it another reason stops the session") {
+// after it, which keep what allocate told them. The first of a class of parked jobs stays laid
+// out ahead of its representative (ClusterCache::ParkJobs), so when backfill's try for that
+// first job fails for another reason than allocate gave, the representative and the jobs parked
+// behind it keep allocate's reason, as in a session over every job.
+TEST_CASE("backfill: a try for the first of a class of parked jobs holds back its representative and members") {
   ClusterBuilder b;
   b.Node("n1", "cpu=10,nvidia.com/gpu=4");
   for (const char* name : {"a", "b", "c"}) b.Job(name, {.tasks = {{"w", 1, "cpu=8,nvidia.com/gpu=8"}}});
@@ -154,7 +155,12 @@ TEST_CASE("backfill: a try for the representative of parked jobs that tells it a
   for (const CycleResult::JobUpdate& u : every.job_updates) told[u.job] = u.message();
   REQUIRE(told.count("default/a") == 1);
   CHECK(told.count("default/b") == 0);  // as allocate told it the session before
-  CHECK(run(ClusterCache::Layout::kLeaveOutParked).needs_every_job);
+  CHECK(told.count("default/c") == 0);
+  const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
+  std::map<std::string, std::string> told_parked;
+  for (const CycleResult::JobUpdate& u : parked.job_updates) told_parked[u.job] = u.message();
+  CHECK(told_parked == told);
 }
 
 }  // namespace

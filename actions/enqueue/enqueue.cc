@@ -196,13 +196,15 @@ class EnqueueAction : public Action {
     // One job from the first queue, then the queue goes back into the order (Volcano's enqueue).
     // The turns take every waiting job: parked ones are left out only while their classes are
     // refused alike in every state the turns pass through (ParkedClasses).
-    ParkedClasses parked;
+    ParkedClasses parked(session);
     if (!parked.AlikeInThisState(session, headroom, alike)) return session.NeedEveryJob();
     QueueTurns turns(session, "enqueue", std::move(jobs_of));
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
       const uint64_t state = session.state_version();
-      Consider(session, session.job(turns.TakeJob(q)), headroom, alike);
+      const JobInfo& job = session.job(turns.TakeJob(q));
+      if (!parked.TurnOf(session, job, headroom, alike)) return session.NeedEveryJob();
+      Consider(session, job, headroom, alike);
       if (session.state_version() != state && !parked.AlikeInThisState(session, headroom, alike)) {
         return session.NeedEveryJob();
       }
@@ -257,42 +259,79 @@ class EnqueueAction : public Action {
   static void TellAlike(Session& session, JobId id, Session::SharedWaitReason& shared, bool parks_jobs) {
     session.SetSharedWaitReason(id, shared);
     if (!parks_jobs || shared.judged == kNoId || shared.judged == id) return;
-    if (Parkable(session.job(id)) && Parkable(session.job(shared.judged))) session.NoteParkable(id, shared.judged);
+    if (Parkable(session, session.job(id)) && Parkable(session, session.job(shared.judged))) {
+      session.NoteParkable(id, shared.judged);
+    }
   }
 
   // A waiting job only enqueue reads: it holds nothing, and it is not measured (the elastic
   // plugin reads every measured job for its unit of gain).
-  static bool Parkable(const JobInfo& job) { return job.HoldsNothing() && !job.measured; }
+  // And one the job order keeps behind its class's first job (ParkedClasses).
+  static bool Parkable(const Session& session, const JobInfo& job) {
+    return job.HoldsNothing() && !job.measured && session.JobOrderTiesAlike(job);
+  }
 
   // The classes of the jobs the session's snapshot left out (ClusterSnapshot::parked), as the
   // turns pass from state to state. A refused job moves no state, and the queue order reads the
   // state alone (QueueTurns), so the parked jobs' turns would change no other job's: the session
   // decides as one over every job would when each class is refused, as its representative is,
-  // for one same reason in every state the turns pass through. Each parked job is then told
-  // that reason (RunSchedulingCycle). Else the session needs every job.
+  // for one same reason in every state its members' turns may come in. Each parked job is then
+  // told that reason (RunSchedulingCycle). Else the session needs every job.
+  //
+  // The members' turns come after their representative's: parked jobs are tied with it by every
+  // job-order hook (Parkable), and the cache parks only jobs after it in the session's own order
+  // (ClusterCache::ParkJobs). So a class counts from its representative's turn on; the states
+  // before it (the admission of a job alike, laid out ahead of it) are none of its members'.
   class ParkedClasses {
    public:
-    // False when a class would be admitted in the current state, or refused otherwise than in
-    // the first state asked about.
-    bool AlikeInThisState(Session& session, const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+    explicit ParkedClasses(const Session& session) {
       const std::vector<JobId>& representatives = session.cluster().parked_representatives;
-      if (representatives.empty()) return true;
       first_.resize(representatives.size());
+      counts_.assign(representatives.size(), false);
       for (size_t c = 0; c < representatives.size(); ++c) {
         // A class that is gone, or one of admitted jobs (allocate's to judge).
         if (representatives[c] == kNoId || session.job(representatives[c]).phase != PodGroupPhase::kPending) continue;
-        std::optional<WaitReason> refusal = RefusalOf(session, session.job(representatives[c]), headroom, alike);
-        if (!refusal) return false;
-        if (!first_[c]) {
-          first_[c] = std::move(refusal);
-        } else if (!(*first_[c] == *refusal)) {
-          return false;
+        if (session.JobOrderTiesAlike(session.job(representatives[c]))) {
+          waiting_for_turn_.emplace_back(representatives[c], c);
+        } else {
+          counts_[c] = true;  // its members' turns may come anywhere
         }
+      }
+      std::sort(waiting_for_turn_.begin(), waiting_for_turn_.end());
+    }
+
+    // False when a class that counts would be admitted in the current state, or refused
+    // otherwise than in the first state it counted in.
+    bool AlikeInThisState(Session& session, const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+      const std::vector<JobId>& representatives = session.cluster().parked_representatives;
+      for (size_t c = 0; c < representatives.size(); ++c) {
+        if (counts_[c] && !Alike(session, c, headroom, alike)) return false;
       }
       return true;
     }
 
+    // The turns take `job`: when it is a class's representative, the class counts from now on.
+    // False when that class would be admitted now (its members would be judged after that).
+    bool TurnOf(Session& session, const JobInfo& job, const std::optional<ClusterHeadroom>& headroom,
+                AlikeRefusals& alike) {
+      auto it = std::lower_bound(waiting_for_turn_.begin(), waiting_for_turn_.end(), std::pair<JobId, size_t>(job.id, 0));
+      if (it == waiting_for_turn_.end() || it->first != job.id) return true;
+      counts_[it->second] = true;
+      return Alike(session, it->second, headroom, alike);
+    }
+
    private:
+    bool Alike(Session& session, size_t c, const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
+      std::optional<WaitReason> refusal =
+          RefusalOf(session, session.job(session.cluster().parked_representatives[c]), headroom, alike);
+      if (!refusal) return false;
+      if (!first_[c]) {
+        first_[c] = std::move(refusal);
+        return true;
+      }
+      return *first_[c] == *refusal;
+    }
+
     // The job's refusal in the current state, as its alike jobs are told it; nullopt when it
     // would be admitted (or is not judged by its facts alone).
     static std::optional<WaitReason> RefusalOf(Session& session, const JobInfo& job,
@@ -307,6 +346,8 @@ class EnqueueAction : public Action {
     }
 
     std::vector<std::optional<WaitReason>> first_;  // per class
+    std::vector<bool> counts_;                      // per class
+    std::vector<std::pair<JobId, size_t>> waiting_for_turn_;  // (representative, class), by job
   };
 
   static void Consider(Session& session, const JobInfo& job, std::optional<ClusterHeadroom>& headroom,

@@ -192,6 +192,51 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   CHECK(stopped.action_micros[0].first == "enqueue");
 }
 
+// The first of a class stays laid out ahead of its representative (ClusterCache::ParkJobs), and
+// the members' turns come after the representative's: the first may be admitted, and the session
+// goes on without the members, telling them what the representative is told after it.
+TEST_CASE("enqueue: the first of a class of parked jobs is admitted without the class coming back") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=5");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  for (const char* name : {"a", "b", "c", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=4"}}, .phase = kPending});
+  }
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // a stays laid out, b stands for c and d
+  // held is gone: a fits the queue's capability, and the jobs after it do not.
+  b.cache().DeletePod("default", "held-w-0");
+  b.cache().DeletePodGroup("default", "held");
+  auto run = [&](ClusterCache::Layout layout) {
+    WaitMemo plain;
+    auto result = RunSchedulingCycle(b.cache().Snapshot(1000, {}, layout), testing::MustParseConfig(kEnqueueOnly),
+                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+    REQUIRE(result.ok());
+    return *std::move(result);
+  };
+  auto told = [](const CycleResult& result) {
+    std::vector<std::string> lines;
+    for (const CycleResult::JobUpdate& u : result.job_updates) {
+      lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.waiting ? u.message() : ""));
+    }
+    return lines;
+  };
+  const CycleResult every = run(ClusterCache::Layout::kEveryJob);
+  REQUIRE(told(every) == std::vector<std::string>{
+                             "default/a Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready",
+                             "default/b Pending: queue capped: capability cpu 5, allocated 4, needs 4",
+                             "default/c Pending: queue capped: capability cpu 5, allocated 4, needs 4",
+                             "default/d Pending: queue capped: capability cpu 5, allocated 4, needs 4"});
+  const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
+  CHECK(told(parked) == told(every));
+}
+
 TEST_CASE("enqueue: queues come in share order") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4");

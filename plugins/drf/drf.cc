@@ -33,7 +33,7 @@ class DrfPlugin : public Plugin {
       const double rs = ShareOf(r.id);
       if (ls == rs) return 0;
       return ls < rs ? -1 : 1;
-    });
+    }, [](const JobInfo& job) { return job.allocated.IsZero(); });  // a share of 0
 
     const Session* s = &session;
     session.AddPreemptableFn([this, s](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {

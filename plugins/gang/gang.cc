@@ -42,7 +42,7 @@ class GangPlugin : public Plugin {
       const bool r_ready = CountReady(r);
       if (l_ready == r_ready) return 0;
       return l_ready ? 1 : -1;
-    });
+    }, [](const JobInfo& job) { return !CountReady(job); });
   }
 
   void OnSessionClose(Session& session) override {

@@ -15,8 +15,9 @@ class PriorityPlugin : public Plugin {
   std::string_view Name() const override { return "priority"; }
 
   void OnSessionOpen(Session& session) override {
-    session.AddJobOrderFn(
-        [](const JobInfo& l, const JobInfo& r) { return HigherFirst(l.priority, r.priority); });
+    // The priority is an admission fact: jobs alike have the same.
+    session.AddJobOrderFn([](const JobInfo& l, const JobInfo& r) { return HigherFirst(l.priority, r.priority); },
+                          [](const JobInfo&) { return true; });
     session.AddTaskOrderFn([](const TaskInfo& l, const TaskInfo& r) {
       return HigherFirst(l.task_priority, r.task_priority);
     });

@@ -45,7 +45,7 @@ class SlaPlugin : public Plugin {
       if (!right) return -1;
       if (!left) return 1;
       return *left < *right ? -1 : (*left > *right ? 1 : 0);
-    });
+    }, [deadline_of](const JobInfo& job) { return !deadline_of(job).has_value(); });
   }
 
  private:

@@ -122,6 +122,12 @@ using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& ne
 // (Session::state_version), so enqueue judges the second by the first. Unset: every job is
 // judged on its own.
 using AdmissionFactsFn = std::function<bool(const JobInfo&)>;
+// Whether a job-order hook compares this job equal to every job alike it that it says so of:
+// waiting jobs that hold nothing and are alike in their admission facts (AdmissionFactsFn).
+// Jobs alike that every hook ties keep the session's own order among them (creation time, then
+// arrival, then key), which the simulator's parked jobs follow (ClusterCache::ParkJobs). Unset:
+// the hook may tell any two jobs apart.
+using JobOrderTiesFn = std::function<bool(const JobInfo&)>;
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
     std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
@@ -331,7 +337,7 @@ class Session {
   }
 
   // ---- Hook registration (from Plugin::OnSessionOpen) ----
-  void AddJobOrderFn(JobCompareFn fn);
+  void AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike = nullptr);
   void AddQueueOrderFn(QueueCompareFn fn);
   void AddTaskOrderFn(TaskCompareFn fn);
   void AddPredicateFn(PredicateFn fn);
@@ -399,6 +405,8 @@ class Session {
   bool HasClusterAdmissionHooks() const { return !cluster_admission_.empty(); }
   // Every admission hook judges this job by its admission facts alone (AdmissionFactsFn).
   bool JudgedByAdmissionFacts(const JobInfo& job) const;
+  // Every job-order hook ties this job with the jobs alike it (JobOrderTiesFn).
+  bool JobOrderTiesAlike(const JobInfo& job) const;
   // The first refusal of the cluster admission hooks, or nullopt.
   std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // The first refusal of the job admission hooks, or nullopt.
@@ -563,6 +571,8 @@ class Session {
   std::vector<Hook<ClusterAdmissionFn>> cluster_admission_;
   std::vector<AdmissionFactsFn> admission_facts_;  // of every admission hook added
   bool admission_hook_without_facts_ = false;
+  std::vector<JobOrderTiesFn> job_order_ties_;  // of every job-order hook added
+  bool job_order_hook_without_ties_ = false;
   std::vector<Hook<JobEnqueuedFn>> job_enqueued_;
   struct OverusedTest {
     QueueTestFn now;

@@ -61,6 +61,14 @@ void Session::NoteAdmissionFacts(bool added, AdmissionFactsFn by_facts) {
   }
 }
 
+bool Session::JobOrderTiesAlike(const JobInfo& job) const {
+  if (job_order_hook_without_ties_) return false;
+  for (const JobOrderTiesFn& ties : job_order_ties_) {
+    if (!ties(job)) return false;
+  }
+  return true;
+}
+
 bool Session::JudgedByAdmissionFacts(const JobInfo& job) const {
   if (admission_hook_without_facts_) return false;
   for (const AdmissionFactsFn& by_facts : admission_facts_) {
@@ -69,7 +77,14 @@ bool Session::JudgedByAdmissionFacts(const JobInfo& job) const {
   return true;
 }
 
-void Session::AddJobOrderFn(JobCompareFn fn) { AddHook(job_order_, ExtensionPoint::kJobOrder, std::move(fn)); }
+void Session::AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike) {
+  if (!AddHook(job_order_, ExtensionPoint::kJobOrder, std::move(fn))) return;
+  if (ties_alike) {
+    job_order_ties_.push_back(std::move(ties_alike));
+  } else {
+    job_order_hook_without_ties_ = true;
+  }
+}
 void Session::AddQueueOrderFn(QueueCompareFn fn) { AddHook(queue_order_, ExtensionPoint::kQueueOrder, std::move(fn)); }
 void Session::AddTaskOrderFn(TaskCompareFn fn) { AddHook(task_order_, ExtensionPoint::kTaskOrder, std::move(fn)); }
 void Session::AddPredicateFn(PredicateFn fn) { AddHook(predicates_, ExtensionPoint::kPredicate, std::move(fn)); }
