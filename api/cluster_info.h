@@ -292,6 +292,21 @@ struct ClusterSnapshot {
   };
   std::vector<ParkedJob> parked;  // in key order
   std::vector<JobId> parked_representatives;  // per class; kNoId: none is laid out here
+  // Per class: its last member in the order the session keeps among jobs the job-order hooks
+  // tie (JobOrderTiesFn): creation time, arrival, then key, which `before` places among the jobs
+  // laid out here.
+  struct ParkedClassEnd {
+    int64_t creation_timestamp = 0;
+    int64_t creation_order = 0;
+    JobId before = kNoId;
+    // Whether `job` comes after that member in that order.
+    bool Before(const JobInfo& job) const {
+      if (creation_timestamp != job.creation_timestamp) return creation_timestamp < job.creation_timestamp;
+      if (creation_order != job.creation_order) return creation_order < job.creation_order;
+      return before <= job.id;
+    }
+  };
+  std::vector<ParkedClassEnd> parked_last;  // per class
 
   // Recomputes every job's (one job's) status counts, allocated and request from its tasks.
   void RecomputeJobAggregates();

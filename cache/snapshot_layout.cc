@@ -287,12 +287,19 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     snap.parked.clear();
     snap.parked.reserve(static_cast<size_t>(parked_count_));
     snap.parked_representatives.assign(static_cast<size_t>(parked_classes_), kNoId);
+    snap.parked_last.assign(static_cast<size_t>(parked_classes_), {});
   }
   for (size_t e = 0; e < existing_blocks_.size(); ++e) {
     LaidBlock& entry = existing_blocks_[e];
     if (leave_out_parked && entry.parked_class >= 0) {
       if (!entry.representative) {
         snap.parked.push_back({entry.key, next_job, entry.parked_class});
+        ClusterSnapshot::ParkedClassEnd& last = snap.parked_last[static_cast<size_t>(entry.parked_class)];
+        const JobInfo& job = entry.block->job;
+        if (last.before == kNoId || std::pair(last.creation_timestamp, last.creation_order) <=
+                                        std::pair(job.creation_timestamp, job.creation_order)) {
+          last = {job.creation_timestamp, job.creation_order, next_job};
+        }
         continue;
       }
       snap.parked_representatives[static_cast<size_t>(entry.parked_class)] = next_job;

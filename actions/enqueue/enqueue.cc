@@ -203,11 +203,13 @@ class EnqueueAction : public Action {
     while (turns.NextQueue(q)) {
       const uint64_t state = session.state_version();
       const JobInfo& job = session.job(turns.TakeJob(q));
+      parked.PassedBy(session, job);
       if (!parked.TurnOf(session, job, headroom, alike)) return session.NeedEveryJob();
       Consider(session, job, headroom, alike);
       if (session.state_version() != state && !parked.AlikeInThisState(session, headroom, alike)) {
         return session.NeedEveryJob();
       }
+      if (turns.Remaining(q).empty() && session.state_version() == state) parked.QueueDone(q);
       turns.PutBack(q);
     }
   }
@@ -281,18 +283,21 @@ class EnqueueAction : public Action {
   // The members' turns come after their representative's: parked jobs are tied with it by every
   // job-order hook (Parkable), and the cache parks only jobs after it in the session's own order
   // (ClusterCache::ParkJobs). So a class counts from its representative's turn on; the states
-  // before it (the admission of a job alike, laid out ahead of it) are none of its members'.
+  // before it (the admission of a job alike, laid out ahead of it) are none of its members'. It
+  // counts no longer once its queue's last laid-out job is refused (QueueDone).
   class ParkedClasses {
    public:
     explicit ParkedClasses(const Session& session) {
       const std::vector<JobId>& representatives = session.cluster().parked_representatives;
       first_.resize(representatives.size());
       counts_.assign(representatives.size(), false);
+      queue_of_.assign(representatives.size(), kNoId);
       for (size_t c = 0; c < representatives.size(); ++c) {
         // A class that is gone, or one of admitted jobs (allocate's to judge).
         if (representatives[c] == kNoId || session.job(representatives[c]).phase != PodGroupPhase::kPending) continue;
         if (session.JobOrderTiesAlike(session.job(representatives[c]))) {
           waiting_for_turn_.emplace_back(representatives[c], c);
+          queue_of_[c] = session.job(representatives[c]).queue;
         } else {
           counts_[c] = true;  // its members' turns may come anywhere
         }
@@ -308,6 +313,31 @@ class EnqueueAction : public Action {
         if (counts_[c] && !Alike(session, c, headroom, alike)) return false;
       }
       return true;
+    }
+
+    // The queue's last laid-out job was refused: over every job, the queue would stay first and
+    // its parked jobs be refused in this state, so its classes count no longer.
+    void QueueDone(QueueId queue) {
+      for (const auto& [representative, c] : waiting_for_turn_) {
+        if (queue_of_[c] == queue) counts_[c] = false;
+      }
+    }
+
+    // The turns take `job`: a class of its queue whose members all come before it in job order
+    // (both tied by every job-order hook, so by creation) had their turns in the states that
+    // counted, and counts no longer.
+    void PassedBy(const Session& session, const JobInfo& job) {
+      const std::vector<ClusterSnapshot::ParkedClassEnd>& last = session.cluster().parked_last;
+      bool ties = false, asked = false;
+      for (const auto& [representative, c] : waiting_for_turn_) {
+        if (!counts_[c] || queue_of_[c] != job.queue || !last[c].Before(job)) continue;
+        if (session.job(representative).priority != job.priority) continue;
+        if (!asked) {
+          ties = job.HoldsNothing() && session.JobOrderTiesAlike(job);
+          asked = true;
+        }
+        if (ties) counts_[c] = false;
+      }
     }
 
     // The turns take `job`: when it is a class's representative, the class counts from now on.
@@ -347,6 +377,7 @@ class EnqueueAction : public Action {
 
     std::vector<std::optional<WaitReason>> first_;  // per class
     std::vector<bool> counts_;                      // per class
+    std::vector<QueueId> queue_of_;                 // per class whose turn is waited for
     std::vector<std::pair<JobId, size_t>> waiting_for_turn_;  // (representative, class), by job
   };
 

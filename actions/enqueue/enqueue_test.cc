@@ -179,17 +179,65 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   REQUIRE(admitted.job_updates.size() == 1);
   CHECK(admitted.job_updates[0].job == "default/other");
   CHECK(admitted.job_updates[0].phase == PodGroupPhase::kInqueue);
-  // One arrives in the class's queue: admitting it changes what the class is told, and the
-  // parked jobs' turns decide which of them are told which, so the session stops and asks for
-  // every job, deciding nothing.
+  // One arrives in the class's queue: admitting it changes what the class would be told, but
+  // it comes after every job of the class in job order, so their turns came before: the
+  // session goes on, and tells what a session over every job tells.
   b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
-  CycleResult stopped = run_parked(4000);
-  CHECK(stopped.needs_every_job);
-  CHECK(stopped.job_updates.empty());
-  CHECK(stopped.parkable.empty());
+  CycleResult after = run_parked(4000);
+  CHECK_FALSE(after.needs_every_job);
+  WaitMemo without_parking;
+  auto every = RunSchedulingCycle(b.cache().Snapshot(4000), testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(),
+                                  &without_parking);
+  REQUIRE(every.ok());
+  auto updates = [](const CycleResult& result) {
+    std::vector<std::string> lines;
+    for (const CycleResult::JobUpdate& u : result.job_updates) {
+      lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.waiting ? u.message() : ""));
+    }
+    return lines;
+  };
+  const std::vector<std::string> told_after = updates(after);
+  CHECK(told_after == updates(*every));
+  CHECK(std::any_of(told_after.begin(), told_after.end(),
+                    [](const std::string& line) { return line.starts_with("default/small Inqueue"); }));
+}
+
+// A job admitted between the class's jobs in job order changes what the later ones are told:
+// the parked jobs' turns decide which of them are told which, so the session stops and asks for
+// every job, deciding nothing.
+TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job between them in job order is admitted") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=6");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  // Arrival order a, b, c, x, d: x asks too much until it asks less.
+  for (const char* name : {"a", "b", "c", "x", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "x" ? "cpu=8" : "cpu=5"}}, .phase = kPending});
+  }
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // a, b, c, d by key: a stays, b stands for c and d
+  b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  auto stopped = RunSchedulingCycle(b.cache().Snapshot(1000, {}, ClusterCache::Layout::kLeaveOutParked),
+                                    testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &memo);
+  REQUIRE(stopped.ok());
+  CHECK(stopped->needs_every_job);
+  CHECK(stopped->job_updates.empty());
+  CHECK(stopped->parkable.empty());
   // What it took is kept: the owner counts it in the session's time.
-  REQUIRE(stopped.action_micros.size() == 1);
-  CHECK(stopped.action_micros[0].first == "enqueue");
+  REQUIRE(stopped->action_micros.size() == 1);
+  CHECK(stopped->action_micros[0].first == "enqueue");
+  // Over every job, c is told the usage before x, d the usage after it.
+  WaitMemo plain;
+  auto every = RunSchedulingCycle(b.cache().Snapshot(1000), testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &plain);
+  REQUIRE(every.ok());
+  std::map<std::string, std::string> told;
+  for (const CycleResult::JobUpdate& u : every->job_updates) told[u.job] = u.waiting ? u.message() : "";
+  CHECK(told.count("default/c") == 0);
+  CHECK(told["default/d"] == "queue capped: capability cpu 6, allocated 3, needs 5");
 }
 
 // The first of a class stays laid out ahead of its representative (ClusterCache::ParkJobs), and
@@ -232,6 +280,42 @@ TEST_CASE("enqueue: the first of a class of parked jobs is admitted without the 
                              "default/b Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/c Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/d Pending: queue capped: capability cpu 5, allocated 4, needs 4"});
+  const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
+  CHECK(told(parked) == told(every));
+}
+
+// A queue whose laid-out jobs are all refused in one state has its parked jobs refused in it too
+// (the queue stays first while its jobs are refused): what a later admission changes is none of
+// theirs.
+TEST_CASE("enqueue: a class whose queue's turns ended before an admission is told its reason from before it") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Queue("alpha", 1, "").Queue("beta", 1, "");
+  for (const char* name : {"a", "b", "c", "d"}) {
+    b.Job(name, {.queue = "alpha", .tasks = {{"w", 1, "cpu=16"}}, .phase = kPending});
+  }
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});
+  // x arrives in beta, after alpha in the queue order: admitted once alpha's jobs are all refused.
+  b.Job("x", {.queue = "beta", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  auto run = [&](ClusterCache::Layout layout) {
+    WaitMemo plain;
+    auto result = RunSchedulingCycle(b.cache().Snapshot(1000, {}, layout), testing::MustParseConfig(kEnqueueOnly),
+                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+    REQUIRE(result.ok());
+    return *std::move(result);
+  };
+  auto told = [](const CycleResult& result) {
+    std::vector<std::string> lines;
+    for (const CycleResult::JobUpdate& u : result.job_updates) lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase)));
+    return lines;
+  };
+  const CycleResult every = run(ClusterCache::Layout::kEveryJob);
+  REQUIRE(told(every) == std::vector<std::string>{"default/x Inqueue"});
   const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
   CHECK_FALSE(parked.needs_every_job);
   CHECK(told(parked) == told(every));

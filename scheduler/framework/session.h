@@ -122,11 +122,10 @@ using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& ne
 // (Session::state_version), so enqueue judges the second by the first. Unset: every job is
 // judged on its own.
 using AdmissionFactsFn = std::function<bool(const JobInfo&)>;
-// Whether a job-order hook compares this job equal to every job alike it that it says so of:
-// waiting jobs that hold nothing and are alike in their admission facts (AdmissionFactsFn).
-// Jobs alike that every hook ties keep the session's own order among them (creation time, then
-// arrival, then key), which the simulator's parked jobs follow (ClusterCache::ParkJobs). Unset:
-// the hook may tell any two jobs apart.
+// Whether a job-order hook compares this job equal to every job of its priority that it says so
+// of, while both wait holding nothing. Jobs that every hook ties keep the session's own order
+// among them (creation time, then arrival, then key), which the simulator's parked jobs follow
+// (ClusterCache::ParkJobs). Unset: the hook may tell any two jobs apart.
 using JobOrderTiesFn = std::function<bool(const JobInfo&)>;
 // Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
 using VictimsFn =
