@@ -23,6 +23,27 @@ const std::string kEnqueueAllocate = testing::DefaultTiersConfig("enqueue, alloc
 
 constexpr PodGroupPhase kPending = PodGroupPhase::kPending;
 
+// An enqueue-only session over the cache's snapshot at `now` laid out in `layout`: the one that
+// leaves parked jobs out with `memo`, the one over every job with a memo of its own.
+CycleResult RunLaidOut(ClusterBuilder& b, WaitMemo& memo, Millis now, ClusterCache::Layout layout) {
+  WaitMemo plain;
+  auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, layout), testing::MustParseConfig(kEnqueueOnly),
+                                   BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
+  REQUIRE(result.ok());
+  return *std::move(result);
+}
+constexpr ClusterCache::Layout kLeaveOutParked = ClusterCache::Layout::kLeaveOutParked;
+constexpr ClusterCache::Layout kEveryJob = ClusterCache::Layout::kEveryJob;
+
+// Each job update as "key Phase: message".
+std::vector<std::string> Updates(const CycleResult& result) {
+  std::vector<std::string> lines;
+  for (const CycleResult::JobUpdate& u : result.job_updates) {
+    lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.waiting ? u.message() : ""));
+  }
+  return lines;
+}
+
 PodGroupPhase PhaseOf(const SessionOutcome& out, const std::string& job) {
   auto it = out.job_updates.find(job);
   return it == out.job_updates.end() ? PodGroupPhase::kUnknown : it->second.phase;
@@ -149,12 +170,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   Apply(b, first);
   b.cache().ParkJobs(0, {1, 2});  // by the ids of the snapshot laid out last
 
-  auto run_parked = [&](Millis now) {
-    auto result = RunSchedulingCycle(b.cache().Snapshot(now, {}, ClusterCache::Layout::kLeaveOutParked),
-                                     testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &memo);
-    REQUIRE(result.ok());
-    return *std::move(result);
-  };
+  auto run_parked = [&](Millis now) { return RunLaidOut(b, memo, now, kLeaveOutParked); };
   // Nothing changed: a is told what it reported, and so are b and c.
   CycleResult same = run_parked(1000);
   CHECK_FALSE(same.needs_every_job);
@@ -185,19 +201,8 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   CycleResult after = run_parked(4000);
   CHECK_FALSE(after.needs_every_job);
-  WaitMemo without_parking;
-  auto every = RunSchedulingCycle(b.cache().Snapshot(4000), testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(),
-                                  &without_parking);
-  REQUIRE(every.ok());
-  auto updates = [](const CycleResult& result) {
-    std::vector<std::string> lines;
-    for (const CycleResult::JobUpdate& u : result.job_updates) {
-      lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.waiting ? u.message() : ""));
-    }
-    return lines;
-  };
-  const std::vector<std::string> told_after = updates(after);
-  CHECK(told_after == updates(*every));
+  const std::vector<std::string> told_after = Updates(after);
+  CHECK(told_after == Updates(RunLaidOut(b, memo, 4000, kEveryJob)));
   CHECK(std::any_of(told_after.begin(), told_after.end(),
                     [](const std::string& line) { return line.starts_with("default/small Inqueue"); }));
 }
@@ -221,23 +226,17 @@ TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job betwe
   Apply(b, first);
   b.cache().ParkJobs(0, {1, 2, 3});  // a, b, c, d by key: a stays, b stands for c and d
   b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
-  auto stopped = RunSchedulingCycle(b.cache().Snapshot(1000, {}, ClusterCache::Layout::kLeaveOutParked),
-                                    testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &memo);
-  REQUIRE(stopped.ok());
-  CHECK(stopped->needs_every_job);
-  CHECK(stopped->job_updates.empty());
-  CHECK(stopped->parkable.empty());
+  const CycleResult stopped = RunLaidOut(b, memo, 1000, kLeaveOutParked);
+  CHECK(stopped.needs_every_job);
+  CHECK(stopped.job_updates.empty());
+  CHECK(stopped.parkable.empty());
   // What it took is kept: the owner counts it in the session's time.
-  REQUIRE(stopped->action_micros.size() == 1);
-  CHECK(stopped->action_micros[0].first == "enqueue");
-  // Over every job, c is told the usage before x, d the usage after it.
-  WaitMemo plain;
-  auto every = RunSchedulingCycle(b.cache().Snapshot(1000), testing::MustParseConfig(kEnqueueOnly), BuiltinRegistry(), &plain);
-  REQUIRE(every.ok());
-  std::map<std::string, std::string> told;
-  for (const CycleResult::JobUpdate& u : every->job_updates) told[u.job] = u.waiting ? u.message() : "";
-  CHECK(told.count("default/c") == 0);
-  CHECK(told["default/d"] == "queue capped: capability cpu 6, allocated 3, needs 5");
+  REQUIRE(stopped.action_micros.size() == 1);
+  CHECK(stopped.action_micros[0].first == "enqueue");
+  // Over every job, c is told the usage before x (as it reported), d the usage after it.
+  CHECK(Updates(RunLaidOut(b, memo, 1000, kEveryJob)) ==
+        std::vector<std::string>{"default/d Pending: queue capped: capability cpu 6, allocated 3, needs 5",
+                                 "default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
 }
 
 // The first of a class stays laid out ahead of its representative (ClusterCache::ParkJobs), and
@@ -260,29 +259,15 @@ TEST_CASE("enqueue: the first of a class of parked jobs is admitted without the 
   // held is gone: a fits the queue's capability, and the jobs after it do not.
   b.cache().DeletePod("default", "held-w-0");
   b.cache().DeletePodGroup("default", "held");
-  auto run = [&](ClusterCache::Layout layout) {
-    WaitMemo plain;
-    auto result = RunSchedulingCycle(b.cache().Snapshot(1000, {}, layout), testing::MustParseConfig(kEnqueueOnly),
-                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
-    REQUIRE(result.ok());
-    return *std::move(result);
-  };
-  auto told = [](const CycleResult& result) {
-    std::vector<std::string> lines;
-    for (const CycleResult::JobUpdate& u : result.job_updates) {
-      lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.waiting ? u.message() : ""));
-    }
-    return lines;
-  };
-  const CycleResult every = run(ClusterCache::Layout::kEveryJob);
-  REQUIRE(told(every) == std::vector<std::string>{
+  const std::vector<std::string> every = Updates(RunLaidOut(b, memo, 1000, kEveryJob));
+  REQUIRE(every == std::vector<std::string>{
                              "default/a Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready",
                              "default/b Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/c Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/d Pending: queue capped: capability cpu 5, allocated 4, needs 4"});
-  const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
+  const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
   CHECK_FALSE(parked.needs_every_job);
-  CHECK(told(parked) == told(every));
+  CHECK(Updates(parked) == every);
 }
 
 // A queue whose laid-out jobs are all refused in one state has its parked jobs refused in it too
@@ -302,23 +287,11 @@ TEST_CASE("enqueue: a class whose queue's turns ended before an admission is tol
   b.cache().ParkJobs(0, {1, 2, 3});
   // x arrives in beta, after alpha in the queue order: admitted once alpha's jobs are all refused.
   b.Job("x", {.queue = "beta", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
-  auto run = [&](ClusterCache::Layout layout) {
-    WaitMemo plain;
-    auto result = RunSchedulingCycle(b.cache().Snapshot(1000, {}, layout), testing::MustParseConfig(kEnqueueOnly),
-                                     BuiltinRegistry(), layout == ClusterCache::Layout::kLeaveOutParked ? &memo : &plain);
-    REQUIRE(result.ok());
-    return *std::move(result);
-  };
-  auto told = [](const CycleResult& result) {
-    std::vector<std::string> lines;
-    for (const CycleResult::JobUpdate& u : result.job_updates) lines.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase)));
-    return lines;
-  };
-  const CycleResult every = run(ClusterCache::Layout::kEveryJob);
-  REQUIRE(told(every) == std::vector<std::string>{"default/x Inqueue"});
-  const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
+  const std::vector<std::string> every = Updates(RunLaidOut(b, memo, 1000, kEveryJob));
+  REQUIRE(every == std::vector<std::string>{"default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
+  const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
   CHECK_FALSE(parked.needs_every_job);
-  CHECK(told(parked) == told(every));
+  CHECK(Updates(parked) == every);
 }
 
 TEST_CASE("enqueue: queues come in share order") {
