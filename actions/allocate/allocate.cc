@@ -67,7 +67,9 @@ void Allocator::Run() {
       }
       continue;  // not put back: its jobs all have their reason
     }
-    AllocateJob(session_.job(turns.TakeJob(q)));
+    const JobInfo& job = session_.job(turns.TakeJob(q));
+    SettlePassedClasses(job);
+    AllocateJob(job);
     turns.PutBack(q);
   }
 

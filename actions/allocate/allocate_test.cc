@@ -482,6 +482,16 @@ CycleResult RunLaidOut(ClusterBuilder& b, const std::string& config, WaitMemo& m
   return *std::move(result);
 }
 
+// What a session told, job by job ("key Phase: message"), then what it bound.
+std::vector<std::string> Outcome(const CycleResult& result) {
+  std::vector<std::string> told;
+  for (const CycleResult::JobUpdate& u : result.job_updates) {
+    told.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.message()));
+  }
+  for (const CycleResult::Bind& bind : result.binds) told.push_back(StrCat(bind.pod, " on ", bind.node));
+  return told;
+}
+
 // Admitted jobs set aside alike (they fit nowhere) may be parked behind the first of them. A
 // session that leaves them out counts them wherever plugins sum admitted jobs, tells them what
 // their representative is told, and stops where the representative would be placed.
@@ -575,20 +585,12 @@ TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a se
   b.cache().ParkJobs(0, {1, 2});
 
   auto run = [&](Millis now, ClusterCache::Layout layout) { return RunLaidOut(b, config, memo, now, layout); };
-  auto outcome = [](const CycleResult& result) {
-    std::vector<std::string> told;
-    for (const CycleResult::JobUpdate& u : result.job_updates) {
-      told.push_back(StrCat(u.job, " ", PodGroupPhaseName(u.phase), ": ", u.message()));
-    }
-    for (const CycleResult::Bind& bind : result.binds) told.push_back(StrCat(bind.pod, " on ", bind.node));
-    return told;
-  };
   // Another queue's job places; the capped queue refuses as before, and the parked jobs with it.
   b.Job("x1", {.tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
   CycleResult placed = run(1000, ClusterCache::Layout::kLeaveOutParked);
   CHECK_FALSE(placed.needs_every_job);
   REQUIRE(placed.binds.size() == 1);
-  CHECK(outcome(placed) == outcome(run(1000, ClusterCache::Layout::kEveryJob)));
+  CHECK(Outcome(placed) == Outcome(run(1000, ClusterCache::Layout::kEveryJob)));
   // x2's gate goes: it places after a's turn and before b's and c's, which are refused for
   // another usage than a was. The parked session cannot tell them so: it stops.
   b.SchedulingGates("x2-w-0", {});
@@ -606,6 +608,63 @@ TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a se
                     [](const CycleResult::Bind& bind) { return bind.pod == "default/x2-w-0"; }));
   CHECK(told("default/a") == "(as reported)");
   CHECK(told("default/c") == "queue capped: capability cpu 5, allocated 5, needs 2");
+}
+
+// A job of the capped queue after every job of a parked class in job order places: the class's
+// jobs had their turns before, refused as their representative was then, so the session goes
+// on without them although the representative would be told another usage at the end.
+TEST_CASE("allocate: a class of parked jobs that the turns passed before a placement in its queue keeps its reason") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16,memory=64Gi");
+  b.Queue("capped", 1, "cpu=6");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=3,memory=1Gi"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  for (const char* name : {"a", "b", "c", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, "cpu=4,memory=1Gi"}}});
+  }
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate");
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  CHECK(first.job_updates.at("default/d").message() == "queue capped: capability cpu 6, allocated 3, needs 4");
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // a stays laid out, b stands for c and d
+  // x comes after d and fits the capability: placed, it moves the queue's usage to 5.
+  b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
+  const CycleResult whole = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kEveryJob);
+  REQUIRE(whole.binds.size() == 1);
+  CHECK(whole.binds[0].pod == "default/x-w-0");
+  const CycleResult parked = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
+  CHECK(Outcome(parked) == Outcome(whole));
+}
+
+// A job between the class's jobs in job order places first: the later ones are told another
+// usage, so the session stops although a job after them all is taken.
+TEST_CASE("allocate: a placement between a parked class's jobs stops the session that leaves them out") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16,memory=64Gi");
+  b.Queue("capped", 1, "cpu=7");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=3,memory=1Gi"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  // Arrival order a, b, c, y, d: y asks too much until it asks less.
+  for (const char* name : {"a", "b", "c", "y", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "y" ? "cpu=8,memory=1Gi" : "cpu=5,memory=1Gi"}}});
+  }
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate");
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // a, b, c, d by key: a stays laid out, b stands for c and d
+  b.Job("y", {.queue = "capped", .tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
+  b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1,memory=1Gi"}}});
+  const CycleResult whole = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kEveryJob);
+  std::map<std::string, std::string> told;
+  for (const CycleResult::JobUpdate& u : whole.job_updates) told[u.job] = u.message();
+  CHECK(told.count("default/c") == 0);  // as reported
+  CHECK(told["default/d"] == "queue capped: capability cpu 7, allocated 5, needs 5");
+  CHECK(RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked).needs_every_job);
 }
 
 }  // namespace

@@ -90,6 +90,14 @@ class Allocator {
   // - its queue's limit explains the refusal now as it did then: same queue, resource and
   //   usage, so every refusal between says the same.
   std::vector<JobId> RefusedToTheEnd();
+  // The same test for one job refused by its queue: refused now as it was told.
+  bool RefusedAsTold(JobId job);
+
+  // The turns take `job`: a parked class of its queue whose members all come before it in job
+  // order (both tied by every job-order hook, so by creation) had their turns between its
+  // representative's and now, so when the representative is refused now as it was told
+  // (RefusedAsTold), they were refused alike (usage only grows), whatever comes after: settled.
+  void SettlePassedClasses(const JobInfo& job);
 
   // The jobs refused later alike a job refused to the end (RefusedToTheEnd) may be parked
   // behind it.
@@ -239,6 +247,7 @@ class Allocator {
   // the later ones with that first.
   absl::flat_hash_map<AlikeKey, JobId> refused_first_;
   std::vector<std::pair<JobId, JobId>> refused_alike_;
+  std::vector<bool> settled_;  // per Session::parked_admitted class (SettlePassedClasses)
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

@@ -54,25 +54,45 @@ void Allocator::NoteSetAsideParkable() {
   }
 }
 
+bool Allocator::RefusedAsTold(JobId id) {
+  const JobInfo& job = session_.job(id);
+  const WaitReason* told = session_.ToldWaitReason(id);
+  if (told == nullptr || told->kind != WaitKind::kQueueLimit || session_.Overused(session_.queue(job.queue))) {
+    return false;
+  }
+  const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
+  Failure* failure = nullptr;
+  if (tasks.empty() || !SomeNodeTakes(session_.task(tasks.front()), /*job_placed_nothing=*/true, failure)) return false;
+  Resources need;
+  for (TaskId t : tasks) need += session_.task(t).request;
+  return QueueLimitOrGeneral(session_, QueueCheck::kAllocate, job, need, "deserved share or capability") == *told;
+}
+
 std::vector<JobId> Allocator::RefusedToTheEnd() {
   std::vector<JobId> refused;
   for (const auto& [key, first] : refused_first_) {
-    const JobInfo& job = session_.job(first);
-    const WaitReason* told = session_.ToldWaitReason(first);
-    if (told == nullptr || told->kind != WaitKind::kQueueLimit || session_.Overused(session_.queue(job.queue))) {
-      continue;
-    }
-    const std::vector<TaskId> tasks = TasksToReachMin(session_, job);
-    Failure* failure = nullptr;
-    if (tasks.empty() || !SomeNodeTakes(session_.task(tasks.front()), /*job_placed_nothing=*/true, failure)) continue;
-    Resources need;
-    for (TaskId t : tasks) need += session_.task(t).request;
-    if (QueueLimitOrGeneral(session_, QueueCheck::kAllocate, job, need, "deserved share or capability") == *told) {
-      refused.push_back(first);
-    }
+    if (RefusedAsTold(first)) refused.push_back(first);
   }
   std::sort(refused.begin(), refused.end());
   return refused;
+}
+
+void Allocator::SettlePassedClasses(const JobInfo& job) {
+  const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
+  if (parked.empty()) return;
+  if (settled_.empty()) settled_.assign(parked.size(), false);
+  const std::vector<ClusterSnapshot::ParkedClassEnd>& last = session_.cluster().parked_last;
+  std::optional<bool> ties;  // asked once
+  for (size_t i = 0; i < parked.size(); ++i) {
+    if (settled_[i]) continue;
+    const JobInfo& representative = session_.job(parked[i].representative);
+    if (representative.queue != job.queue || representative.priority != job.priority ||
+        !last[static_cast<size_t>(parked[i].parked_class)].Before(job)) {
+      continue;
+    }
+    if (!ties) ties = job.HoldsNothing() && session_.JobOrderTiesAlike(job);
+    if (*ties && RefusedAsTold(representative.id)) settled_[i] = true;
+  }
 }
 
 void Allocator::NoteRefusedToTheEnd(const std::vector<JobId>& refused_to_the_end) {
@@ -90,9 +110,10 @@ bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_t
     return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), job);
   };
   return std::all_of(parked.begin(), parked.end(), [&](const Session::ParkedAdmitted& c) {
-    // Refused to the end, or later in its turns alike a job that was (the class's first, laid
-    // out ahead of it), or set aside.
-    return to_the_end(c.representative) ||
+    // Refused as it was told until the turns passed its class, or to the end, or later in its
+    // turns alike a job that was (the class's first, laid out ahead of it), or set aside.
+    const size_t i = static_cast<size_t>(&c - parked.data());
+    return (i < settled_.size() && settled_[i]) || to_the_end(c.representative) ||
            std::any_of(refused_alike_.begin(), refused_alike_.end(),
                        [&](const std::pair<JobId, JobId>& p) { return p.first == c.representative && to_the_end(p.second); }) ||
            std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });

@@ -29,7 +29,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     const JobId representative = representatives[c];
     if (representative == kNoId || cluster_.jobs[representative].phase != PodGroupPhase::kInqueue) continue;
     admitted_class[c] = static_cast<int32_t>(parked_admitted_.size());
-    parked_admitted_.push_back({representative, 0});
+    parked_admitted_.push_back({representative, 0, static_cast<int32_t>(c)});
   }
   if (parked_admitted_.empty()) return;
   for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) {

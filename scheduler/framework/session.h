@@ -512,6 +512,7 @@ class Session {
   struct ParkedAdmitted {
     JobId representative;
     int32_t members;
+    int32_t parked_class;  // its index in ClusterSnapshot::parked_representatives
   };
   const std::vector<ParkedAdmitted>& parked_admitted() const { return parked_admitted_; }
   // After Close: the noted pairs that hold, in the order noted.
