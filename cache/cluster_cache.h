@@ -262,6 +262,10 @@ class ClusterCache {
     int32_t parked_class = -1;
     bool representative = false;
     int32_t first_of = -1;  // the class whose first job it is (laid out ahead of the representative)
+    // The job's creation time and arrival (OrderOf), here so that a snapshot listing thousands
+    // of parked jobs does not read each one's block.
+    int64_t creation_timestamp = 0;
+    int64_t creation_order = 0;
     bool Parked() const { return parked_class >= 0 && !representative; }
   };
   // Where a job falls among jobs alike in the session's own order (Session::JobOrderLess after
@@ -273,7 +277,7 @@ class ClusterCache {
     auto operator<=>(const OrderKey&) const = default;
   };
   static OrderKey OrderOf(const LaidBlock& entry) {
-    return {entry.block->job.creation_timestamp, entry.block->job.creation_order, entry.key};
+    return {entry.creation_timestamp, entry.creation_order, entry.key};
   }
   // The blocks that exist, in key order (job ids follow it): a snapshot walks this instead of the
   // map, and it changes only when a job comes or goes.

@@ -192,6 +192,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     if (block.exists) {
       if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
       at->build = block.build;
+      at->creation_timestamp = block.job.creation_timestamp;
+      at->creation_order = block.job.creation_order;
       at->task_count = static_cast<int32_t>(block.tasks.size());
       at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
                                     [](const std::string* name) { return name != nullptr; });
@@ -295,10 +297,9 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       if (!entry.representative) {
         snap.parked.push_back({entry.key, next_job, entry.parked_class});
         ClusterSnapshot::ParkedClassEnd& last = snap.parked_last[static_cast<size_t>(entry.parked_class)];
-        const JobInfo& job = entry.block->job;
         if (last.before == kNoId || std::pair(last.creation_timestamp, last.creation_order) <=
-                                        std::pair(job.creation_timestamp, job.creation_order)) {
-          last = {job.creation_timestamp, job.creation_order, next_job};
+                                        std::pair(entry.creation_timestamp, entry.creation_order)) {
+          last = {entry.creation_timestamp, entry.creation_order, next_job};
         }
         continue;
       }
