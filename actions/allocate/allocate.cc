@@ -70,6 +70,7 @@ void Allocator::Run() {
     const JobInfo& job = session_.job(turns.TakeJob(q));
     SettlePassedClasses(job);
     AllocateJob(job);
+    NoteRepresentativeRefused(job);
     turns.PutBack(q);
   }
 

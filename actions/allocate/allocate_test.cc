@@ -539,13 +539,14 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   CHECK(messages(moved) == messages(run(2000, ClusterCache::Layout::kEveryJob)));
   CHECK(moved.job_updates.back().message() == "queue capped: capability cpu 10, allocated 24, needs 8");
   for (const CycleResult::JobUpdate& u : moved.job_updates) b.cache().NoteWaitReported(u.job, *u.waiting);
-  // A node a fits: which of the class is placed is for their turns to say, so the session stops
-  // and asks for every job, deciding nothing.
+  // A node a fits: a, the class's first, laid out ahead of its representative, is placed; b
+  // then fails on the nodes, and nothing places after it: c is refused as b is, in that state.
   b.Node("n3", "cpu=8");
-  CycleResult stopped = run(3000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK(stopped.needs_every_job);
-  CHECK(stopped.job_updates.empty());
-  CHECK(stopped.binds.empty());
+  CycleResult placed = run(3000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(placed.needs_every_job);
+  REQUIRE(placed.binds.size() == 1);
+  CHECK(placed.binds[0].pod == "default/a-w-0");
+  CHECK(Outcome(placed) == Outcome(run(3000, ClusterCache::Layout::kEveryJob)));
 }
 
 
@@ -592,12 +593,13 @@ TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a se
   REQUIRE(placed.binds.size() == 1);
   CHECK(Outcome(placed) == Outcome(run(1000, ClusterCache::Layout::kEveryJob)));
   // x2's gate goes: it places after a's turn and before b's and c's, which are refused for
-  // another usage than a was. The parked session cannot tell them so: it stops.
+  // another usage than a was. b stands for the class (a, its first, is laid out ahead of it),
+  // and c's turn comes after b's in the same state: the session tells c what b is told.
   b.SchedulingGates("x2-w-0", {});
-  CycleResult stopped = run(2000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK(stopped.needs_every_job);
-  CHECK(stopped.binds.empty());
+  const CycleResult parked = run(2000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
   const CycleResult whole = run(2000, ClusterCache::Layout::kEveryJob);
+  CHECK(Outcome(parked) == Outcome(whole));
   auto told = [&whole](std::string_view job) -> std::string {
     for (const CycleResult::JobUpdate& u : whole.job_updates) {
       if (u.job == job) return u.message();
@@ -665,6 +667,31 @@ TEST_CASE("allocate: a placement between a parked class's jobs stops the session
   CHECK(told.count("default/c") == 0);  // as reported
   CHECK(told["default/d"] == "queue capped: capability cpu 7, allocated 5, needs 5");
   CHECK(RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked).needs_every_job);
+}
+
+// The class's first job places and takes the room its representative would have had: the
+// representative fails on the nodes at its turn, and nothing places after it, so its members,
+// whose turns come after, are refused as it is in that same state.
+TEST_CASE("allocate: a class whose representative fails on nodes in the state its members' turns come in keeps its reason") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=64Gi");
+  b.Job("held", {.tasks = {{"w", 1, "cpu=4,memory=1Gi"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  for (const char* name : {"a", "b", "c", "d"}) b.Job(name, {.tasks = {{"w", 1, "cpu=6,memory=1Gi"}}});
+  const std::string config = testing::DefaultTiersConfig("enqueue, allocate");
+  WaitMemo memo;
+  SessionOutcome first;
+  REQUIRE(testing::RunParkingSession(b, config, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // a stays laid out, b stands for c and d
+  b.cache().DeletePod("default", "held-w-0");
+  b.cache().DeletePodGroup("default", "held");
+  const CycleResult whole = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kEveryJob);
+  REQUIRE(whole.binds.size() == 1);
+  CHECK(whole.binds[0].pod == "default/a-w-0");
+  const CycleResult parked = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK_FALSE(parked.needs_every_job);
+  CHECK(Outcome(parked) == Outcome(whole));
 }
 
 }  // namespace

@@ -99,6 +99,13 @@ class Allocator {
   // (RefusedAsTold), they were refused alike (usage only grows), whatever comes after: settled.
   void SettlePassedClasses(const JobInfo& job);
 
+  // After the turn of `job`: when it represents a parked class and its refusal is remembered for
+  // jobs alike it (alike_refusals_), the state it was refused in. While the state stays that
+  // one, the class's members, whose turns come after, are told that refusal by looking it up,
+  // whatever it says (a queue's limit, or nodes that a placement before took).
+  void NoteRepresentativeRefused(const JobInfo& job);
+  bool StillInRefusedState(size_t parked_class) const;
+
   // The jobs refused later alike a job refused to the end (RefusedToTheEnd) may be parked
   // behind it.
   void NoteRefusedToTheEnd(const std::vector<JobId>& refused_to_the_end);
@@ -248,6 +255,8 @@ class Allocator {
   absl::flat_hash_map<AlikeKey, JobId> refused_first_;
   std::vector<std::pair<JobId, JobId>> refused_alike_;
   std::vector<bool> settled_;  // per Session::parked_admitted class (SettlePassedClasses)
+  static constexpr uint64_t kNoState = ~uint64_t{0};
+  std::vector<uint64_t> refused_in_state_;  // per Session::parked_admitted class, or kNoState
   std::vector<std::unique_ptr<Statement>> held_;
 };
 

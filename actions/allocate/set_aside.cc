@@ -77,6 +77,24 @@ std::vector<JobId> Allocator::RefusedToTheEnd() {
   return refused;
 }
 
+void Allocator::NoteRepresentativeRefused(const JobInfo& job) {
+  const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
+  if (parked.empty() || job.Count(TaskStatus::kPending) != static_cast<int32_t>(job.tasks.size())) return;
+  for (size_t i = 0; i < parked.size(); ++i) {
+    if (parked[i].representative != job.id) continue;
+    const std::optional<AlikeKey> alike = AlikeKeyOf(job);
+    if (alike && alike_refusals_.Find(*alike) != nullptr) {
+      if (refused_in_state_.empty()) refused_in_state_.assign(parked.size(), kNoState);
+      refused_in_state_[i] = session_.state_version();
+    }
+    return;
+  }
+}
+
+bool Allocator::StillInRefusedState(size_t parked_class) const {
+  return parked_class < refused_in_state_.size() && refused_in_state_[parked_class] == session_.state_version();
+}
+
 void Allocator::SettlePassedClasses(const JobInfo& job) {
   const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
   if (parked.empty()) return;
@@ -91,7 +109,7 @@ void Allocator::SettlePassedClasses(const JobInfo& job) {
       continue;
     }
     if (!ties) ties = job.HoldsNothing() && session_.JobOrderTiesAlike(job);
-    if (*ties && RefusedAsTold(representative.id)) settled_[i] = true;
+    if (*ties && (StillInRefusedState(i) || RefusedAsTold(representative.id))) settled_[i] = true;
   }
 }
 
@@ -113,7 +131,7 @@ bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_t
     // Refused as it was told until the turns passed its class, or to the end, or later in its
     // turns alike a job that was (the class's first, laid out ahead of it), or set aside.
     const size_t i = static_cast<size_t>(&c - parked.data());
-    return (i < settled_.size() && settled_[i]) || to_the_end(c.representative) ||
+    return (i < settled_.size() && settled_[i]) || StillInRefusedState(i) || to_the_end(c.representative) ||
            std::any_of(refused_alike_.begin(), refused_alike_.end(),
                        [&](const std::pair<JobId, JobId>& p) { return p.first == c.representative && to_the_end(p.second); }) ||
            std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
