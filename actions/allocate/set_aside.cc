@@ -99,17 +99,9 @@ void Allocator::SettlePassedClasses(const JobInfo& job) {
   const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
   if (parked.empty()) return;
   if (settled_.empty()) settled_.assign(parked.size(), false);
-  const std::vector<ClusterSnapshot::ParkedClassEnd>& last = session_.cluster().parked_last;
-  std::optional<bool> ties;  // asked once
   for (size_t i = 0; i < parked.size(); ++i) {
-    if (settled_[i]) continue;
-    const JobInfo& representative = session_.job(parked[i].representative);
-    if (representative.queue != job.queue || representative.priority != job.priority ||
-        !last[static_cast<size_t>(parked[i].parked_class)].Before(job)) {
-      continue;
-    }
-    if (!ties) ties = job.HoldsNothing() && session_.JobOrderTiesAlike(job);
-    if (*ties && (StillInRefusedState(i) || RefusedAsTold(representative.id))) settled_[i] = true;
+    if (settled_[i] || !session_.ComesAfterParkedClass(job, parked[i].parked_class)) continue;
+    if (StillInRefusedState(i) || RefusedAsTold(parked[i].representative)) settled_[i] = true;
   }
 }
 
@@ -127,15 +119,21 @@ bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_t
   auto to_the_end = [&](JobId job) {
     return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), job);
   };
-  return std::all_of(parked.begin(), parked.end(), [&](const Session::ParkedAdmitted& c) {
-    // Refused as it was told until the turns passed its class, or to the end, or later in its
-    // turns alike a job that was (the class's first, laid out ahead of it), or set aside.
-    const size_t i = static_cast<size_t>(&c - parked.data());
-    return (i < settled_.size() && settled_[i]) || StillInRefusedState(i) || to_the_end(c.representative) ||
-           std::any_of(refused_alike_.begin(), refused_alike_.end(),
-                       [&](const std::pair<JobId, JobId>& p) { return p.first == c.representative && to_the_end(p.second); }) ||
-           std::any_of(doomed_.begin(), doomed_.end(), [&c](const DoomedJob& d) { return d.job == c.representative; });
-  });
+  for (size_t i = 0; i < parked.size(); ++i) {
+    // Refused as it was told until the turns passed its class, or in a state that lasted, or to
+    // the end, or later in its turns alike a job that was (the class's first, laid out ahead of
+    // it), or set aside.
+    const JobId representative = parked[i].representative;
+    const bool alike = (i < settled_.size() && settled_[i]) || StillInRefusedState(i) || to_the_end(representative) ||
+                       std::any_of(refused_alike_.begin(), refused_alike_.end(),
+                                   [&](const std::pair<JobId, JobId>& p) {
+                                     return p.first == representative && to_the_end(p.second);
+                                   }) ||
+                       std::any_of(doomed_.begin(), doomed_.end(),
+                                   [representative](const DoomedJob& d) { return d.job == representative; });
+    if (!alike) return false;
+  }
+  return true;
 }
 
 void Allocator::TellSetAside() {

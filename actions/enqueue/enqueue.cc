@@ -327,16 +327,8 @@ class EnqueueAction : public Action {
     // (both tied by every job-order hook, so by creation) had their turns in the states that
     // counted, and counts no longer.
     void PassedBy(const Session& session, const JobInfo& job) {
-      const std::vector<ClusterSnapshot::ParkedClassEnd>& last = session.cluster().parked_last;
-      bool ties = false, asked = false;
       for (const auto& [representative, c] : waiting_for_turn_) {
-        if (!counts_[c] || queue_of_[c] != job.queue || !last[c].Before(job)) continue;
-        if (session.job(representative).priority != job.priority) continue;
-        if (!asked) {
-          ties = job.HoldsNothing() && session.JobOrderTiesAlike(job);
-          asked = true;
-        }
-        if (ties) counts_[c] = false;
+        if (counts_[c] && session.ComesAfterParkedClass(job, static_cast<int32_t>(c))) counts_[c] = false;
       }
     }
 

@@ -406,6 +406,10 @@ class Session {
   bool JudgedByAdmissionFacts(const JobInfo& job) const;
   // Every job-order hook ties this job with the jobs alike it (JobOrderTiesFn).
   bool JobOrderTiesAlike(const JobInfo& job) const;
+  // Whether `job` comes after every member of the parked class in job order: of the class's
+  // queue and priority, tied by every job-order hook as they are, and after its last member
+  // (ClusterSnapshot::parked_last) in the order the session keeps among tied jobs.
+  bool ComesAfterParkedClass(const JobInfo& job, int32_t parked_class) const;
   // The first refusal of the cluster admission hooks, or nullopt.
   std::optional<WaitReason> ClusterAdmissionRefusal(const JobInfo& job, const Resources& need) const;
   // The first refusal of the job admission hooks, or nullopt.

@@ -69,6 +69,15 @@ bool Session::JobOrderTiesAlike(const JobInfo& job) const {
   return true;
 }
 
+bool Session::ComesAfterParkedClass(const JobInfo& job, int32_t parked_class) const {
+  const auto c = static_cast<size_t>(parked_class);
+  const JobId representative = cluster_.parked_representatives[c];
+  if (representative == kNoId) return false;
+  const JobInfo& first = cluster_.jobs[representative];
+  return first.queue == job.queue && first.priority == job.priority && cluster_.parked_last[c].Before(job) &&
+         job.HoldsNothing() && JobOrderTiesAlike(job);
+}
+
 bool Session::JudgedByAdmissionFacts(const JobInfo& job) const {
   if (admission_hook_without_facts_) return false;
   for (const AdmissionFactsFn& by_facts : admission_facts_) {
