@@ -286,24 +286,22 @@ struct ClusterSnapshot {
   // so a session judges the representative only and tells the class the same
   // (RunSchedulingCycle). Empty in every other snapshot.
   struct ParkedJob {
-    std::string_view key;    // the cache's, valid while the snapshot's session runs
-    JobId before = kNoId;    // the first job laid out after it in key (job id) order, or jobs.size()
+    std::string_view key;      // the cache's, valid while the snapshot's session runs
     int32_t parked_class = 0;  // an index in parked_representatives
   };
   std::vector<ParkedJob> parked;  // in key order
   std::vector<JobId> parked_representatives;  // per class; kNoId: none is laid out here
   // Per class: its last member in the order the session keeps among jobs the job-order hooks
-  // tie (JobOrderTiesFn): creation time, arrival, then key, which `before` places among the jobs
-  // laid out here.
+  // tie (JobOrderTiesFn): creation time, arrival, then key (empty when no member is left).
   struct ParkedClassEnd {
     int64_t creation_timestamp = 0;
     int64_t creation_order = 0;
-    JobId before = kNoId;
+    std::string_view key;  // the cache's, as ParkedJob::key
     // Whether `job` comes after that member in that order.
     bool Before(const JobInfo& job) const {
       if (creation_timestamp != job.creation_timestamp) return creation_timestamp < job.creation_timestamp;
       if (creation_order != job.creation_order) return creation_order < job.creation_order;
-      return before <= job.id;
+      return key < job.key();  // ties of creation time and arrival are rare (lone pods)
     }
   };
   std::vector<ParkedClassEnd> parked_last;  // per class

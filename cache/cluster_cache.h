@@ -286,13 +286,25 @@ class ClusterCache {
   LaidBlock* FindLaidBlock(std::string_view key) const;
   // Per job id of the snapshot laid out last: its entry in existing_blocks_ (ParkJobs).
   mutable std::vector<int32_t> last_laid_entries_;
-  // Parked jobs (LaidBlock::Parked), and the classes made so far (indices are not reused until
-  // UnparkAll).
+  // Per entry of existing_blocks_: its key and, when it is a parked job (LaidBlock::Parked),
+  // its class (else -1). A snapshot that leaves the parked jobs out names them from these
+  // slots, without reading their entries (a backlog parks most of its jobs).
+  mutable std::vector<ClusterSnapshot::ParkedJob> park_slots_;
   mutable int64_t parked_count_ = 0;
+  // The classes made so far (indices are not reused until UnparkAll), and per class its
+  // representative's place and its parked members' in order (the first takes the
+  // representative's place, the last ends the class: ClusterSnapshot::parked_last).
   mutable int32_t parked_classes_ = 0;
-  mutable std::vector<OrderKey> representative_order_;  // per class: its representative's place
+  mutable std::vector<OrderKey> representative_order_;
+  mutable std::vector<std::vector<OrderKey>> class_members_;  // sorted
+  // Parks `entries` (not parked, not laid out for a class; in OrderKey order) as members of
+  // `parked_class`.
+  void ParkMembers(const std::vector<LaidBlock*>& entries, int32_t parked_class) const;
   // Brings back a parked job whose objects changed, or the class of a representative that did.
   void UnparkChanged(LaidBlock& entry) const;
+  // Takes a parked member out of the parked jobs; it keeps its class (to stand for it, or be
+  // told to leave it by the caller).
+  void UnparkMember(LaidBlock& entry) const;
   void UnparkClass(int32_t parked_class) const;
   // The class's first job changed: its representative is laid out first, its next member stands
   // for it (the class is gone when none is left).

@@ -314,17 +314,19 @@ std::vector<std::string> JobNames(const ClusterSnapshot& snapshot) {
   return names;
 }
 
-// The parked jobs a snapshot names: key and the id of the job laid out after it.
-std::vector<std::pair<std::string, JobId>> Parked(const ClusterSnapshot& snapshot) {
-  std::vector<std::pair<std::string, JobId>> parked;
-  for (const ClusterSnapshot::ParkedJob& job : snapshot.parked) parked.emplace_back(std::string(job.key), job.before);
+// The parked jobs a snapshot names: key and class.
+std::vector<std::pair<std::string, int32_t>> Parked(const ClusterSnapshot& snapshot) {
+  std::vector<std::pair<std::string, int32_t>> parked;
+  for (const ClusterSnapshot::ParkedJob& job : snapshot.parked) {
+    parked.emplace_back(std::string(job.key), job.parked_class);
+  }
   return parked;
 }
 
 TEST_CASE("parked jobs are left out until they, their class's first two jobs or every block changes") {
   using Layout = ClusterCache::Layout;
   using Names = std::vector<std::string>;
-  using ParkedList = std::vector<std::pair<std::string, JobId>>;
+  using ParkedList = std::vector<std::pair<std::string, int32_t>>;
   ClusterCache cache;
   AddNode(cache, "n1", 64000);
   for (const char* name : {"a", "b", "c", "d", "e"}) cache.UpsertPodGroup(PendingGroup(name, 8000));
@@ -341,8 +343,9 @@ TEST_CASE("parked jobs are left out until they, their class's first two jobs or 
   CHECK(cache.AnyParked());
   ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
   CHECK(JobNames(left) == Names{"a", "b", "c"});
-  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/e", 3}});
+  CHECK(Parked(left) == ParkedList{{"default/d", 0}, {"default/e", 0}});
   CHECK(left.parked_representatives == std::vector<JobId>{2});
+  CHECK(left.parked_last.at(0).key == "default/e");  // the class's last member in arrival
   // What they ask of their queue is counted all the same.
   CHECK(left.queue_demand.at(static_cast<size_t>(left.FindQueue("default"))).Get(kCpu) == 5 * 8000);
   // The other layout lays out every job, and names none parked.
@@ -357,21 +360,24 @@ TEST_CASE("parked jobs are left out until they, their class's first two jobs or 
   cache.ParkJobs(0, {1, 2, 3, 5});
   left = cache.Snapshot(4, std::move(left), Layout::kLeaveOutParked);
   CHECK(JobNames(left) == Names{"a", "b", "c"});
-  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/e", 3}, {"default/f", 3}});
+  CHECK(Parked(left) == ParkedList{{"default/d", 0}, {"default/e", 0}, {"default/f", 0}});
+  CHECK(left.parked_last.at(0).key == "default/f");
   CHECK(left.parked_representatives == std::vector<JobId>{2});
 
   // A member whose PodGroup changed comes back alone.
   cache.UpsertPodGroup(PendingGroup("e", 4000));
   left = cache.Snapshot(5, std::move(left), Layout::kLeaveOutParked);
   CHECK(JobNames(left) == Names{"a", "b", "c", "e"});
-  CHECK(Parked(left) == ParkedList{{"default/d", 3}, {"default/f", 4}});
+  CHECK(Parked(left) == ParkedList{{"default/d", 0}, {"default/f", 0}});
+  CHECK(left.parked_last.at(0).key == "default/f");
   // The first job changed (admitted, say): the representative is laid out first, and the next
   // member in arrival stands for the class.
   cache.UpsertPodGroup(PendingGroup("b", 4000));
   left = cache.Snapshot(6, std::move(left), Layout::kLeaveOutParked);
   CHECK(JobNames(left) == Names{"a", "b", "c", "d", "e"});
-  CHECK(Parked(left) == ParkedList{{"default/f", 5}});
+  CHECK(Parked(left) == ParkedList{{"default/f", 0}});
   CHECK(left.parked_representatives == std::vector<JobId>{3});
+  CHECK(left.parked_last.at(0).key == "default/f");
   // The representative changed: its class comes back.
   cache.UpsertPodGroup(PendingGroup("d", 4000));
   left = cache.Snapshot(7, std::move(left), Layout::kLeaveOutParked);
@@ -382,7 +388,7 @@ TEST_CASE("parked jobs are left out until they, their class's first two jobs or 
   every = cache.Snapshot(8, std::move(every));
   cache.ParkJobs(0, {1, 2});
   left = cache.Snapshot(9, std::move(left), Layout::kLeaveOutParked);
-  REQUIRE(Parked(left) == ParkedList{{"default/c", 2}});
+  REQUIRE(Parked(left) == ParkedList{{"default/c", 1}});
   cache.UpsertPodGroup(PendingGroup("c", 2000));
   cache.UpsertPodGroup(PendingGroup("a", 2000));
   left = cache.Snapshot(10, std::move(left), Layout::kLeaveOutParked);

@@ -43,11 +43,10 @@ void ClusterCache::ParkJobs(JobId representative, const std::vector<JobId>& memb
   if (parked_class >= 0) {
     // Jobs that come after the representative join its class; one before it stays laid out.
     const OrderKey& after = representative_order_[static_cast<size_t>(parked_class)];
-    for (LaidBlock* entry : alike) {
-      if (OrderOf(*entry) < after) continue;
-      entry->parked_class = parked_class;
-      ++parked_count_;
-    }
+    std::erase_if(alike, [&](const LaidBlock* entry) { return OrderOf(*entry) < after; });
+    std::sort(alike.begin(), alike.end(),
+              [](const LaidBlock* a, const LaidBlock* b) { return OrderOf(*a) < OrderOf(*b); });
+    ParkMembers(alike, parked_class);
     return;
   }
   if (alike.size() < 3) return;
@@ -58,10 +57,22 @@ void ClusterCache::ParkJobs(JobId representative, const std::vector<JobId>& memb
   alike[1]->parked_class = parked_class;
   alike[1]->representative = true;
   representative_order_.push_back(OrderOf(*alike[1]));
-  for (size_t i = 2; i < alike.size(); ++i) {
-    alike[i]->parked_class = parked_class;
-    ++parked_count_;
+  class_members_.emplace_back();
+  alike.erase(alike.begin(), alike.begin() + 2);
+  ParkMembers(alike, parked_class);
+}
+
+void ClusterCache::ParkMembers(const std::vector<LaidBlock*>& entries, int32_t parked_class) const {
+  if (entries.empty()) return;
+  std::vector<OrderKey>& members = class_members_[static_cast<size_t>(parked_class)];
+  const auto members_before = static_cast<std::ptrdiff_t>(members.size());
+  for (LaidBlock* entry : entries) {
+    entry->parked_class = parked_class;
+    park_slots_[static_cast<size_t>(entry - existing_blocks_.data())].parked_class = parked_class;
+    members.push_back(OrderOf(*entry));
   }
+  parked_count_ += static_cast<int64_t>(entries.size());
+  std::inplace_merge(members.begin(), members.begin() + members_before, members.end());
 }
 
 void ClusterCache::UnparkAll() {
@@ -71,9 +82,11 @@ void ClusterCache::UnparkAll() {
     entry.representative = false;
     entry.first_of = -1;
   }
+  for (ClusterSnapshot::ParkedJob& slot : park_slots_) slot.parked_class = -1;
   parked_count_ = 0;
   parked_classes_ = 0;
   representative_order_.clear();
+  class_members_.clear();
 }
 
 void ClusterCache::UnparkChanged(LaidBlock& entry) const {
@@ -87,39 +100,49 @@ void ClusterCache::UnparkChanged(LaidBlock& entry) const {
     UnparkClass(entry.parked_class);
     return;
   }
+  UnparkMember(entry);
   entry.parked_class = -1;
+}
+
+void ClusterCache::UnparkMember(LaidBlock& entry) const {
+  park_slots_[static_cast<size_t>(&entry - existing_blocks_.data())].parked_class = -1;
   --parked_count_;
+  std::vector<OrderKey>& members = class_members_[static_cast<size_t>(entry.parked_class)];
+  members.erase(std::lower_bound(members.begin(), members.end(), OrderOf(entry)));
 }
 
 void ClusterCache::UnparkClass(int32_t parked_class) const {
-  for (LaidBlock& entry : existing_blocks_) {
+  for (size_t e = 0; e < existing_blocks_.size(); ++e) {
+    LaidBlock& entry = existing_blocks_[e];
     if (entry.first_of == parked_class) entry.first_of = -1;
     if (entry.parked_class != parked_class) continue;
     if (!entry.representative) --parked_count_;
     entry.parked_class = -1;
     entry.representative = false;
+    park_slots_[e].parked_class = -1;
   }
+  class_members_[static_cast<size_t>(parked_class)].clear();
+  representative_order_[static_cast<size_t>(parked_class)] = {};
 }
 
 void ClusterCache::PassFirstPlace(int32_t parked_class) const {
-  LaidBlock* representative = nullptr;
-  LaidBlock* next = nullptr;
-  for (LaidBlock& entry : existing_blocks_) {
-    if (entry.parked_class != parked_class) continue;
-    if (entry.representative) {
-      representative = &entry;
-    } else if (next == nullptr || OrderOf(entry) < OrderOf(*next)) {
-      next = &entry;
-    }
+  const auto c = static_cast<size_t>(parked_class);
+  LaidBlock* representative = FindLaidBlock(representative_order_[c].key);
+  if (representative == nullptr || representative->parked_class != parked_class || !representative->representative) {
+    return;  // the class is gone
   }
-  if (representative == nullptr) return;  // the class is gone
+  const std::vector<OrderKey>& members = class_members_[c];
+  LaidBlock* next = members.empty() ? nullptr : FindLaidBlock(members.front().key);
   representative->representative = false;
   representative->parked_class = -1;
-  if (next == nullptr) return;
+  if (next == nullptr) {
+    representative_order_[c] = {};
+    return;
+  }
   representative->first_of = parked_class;
+  UnparkMember(*next);
   next->representative = true;
-  --parked_count_;
-  representative_order_[static_cast<size_t>(parked_class)] = OrderOf(*next);
+  representative_order_[c] = OrderOf(*next);
 }
 
 }  // namespace lahar

@@ -166,9 +166,11 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     demand_by_queue_.clear();
     blocks_.clear();
     existing_blocks_.clear();
-    parked_count_ = 0;  // the entries that said so are gone
+    park_slots_.clear();  // the entries that said so are gone
+    parked_count_ = 0;
     parked_classes_ = 0;
     representative_order_.clear();
+    class_members_.clear();
     for (const auto& [key, group] : pod_groups_) dirty_jobs_.insert(key);
     for (const auto& [key, pods] : job_pods_) dirty_jobs_.insert(key);
     all_dirty_ = false;
@@ -190,7 +192,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
                                [](const LaidBlock& entry, std::string_view k) { return entry.key < k; });
     if (existed && (at->parked_class >= 0 || at->first_of >= 0)) UnparkChanged(*at);
     if (block.exists) {
-      if (!existed) at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
+      if (!existed) {
+        park_slots_.insert(park_slots_.begin() + (at - existing_blocks_.begin()), {it->first, -1});
+        at = existing_blocks_.insert(at, LaidBlock{.key = it->first, .block = &block});
+      }
       at->build = block.build;
       at->creation_timestamp = block.job.creation_timestamp;
       at->creation_order = block.job.creation_order;
@@ -199,6 +204,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
                                     [](const std::string* name) { return name != nullptr; });
       for (LaidBlock::Laid& laid : at->laid) laid.reported_changed = false;
     } else if (existed) {
+      park_slots_.erase(park_slots_.begin() + (at - existing_blocks_.begin()));
       existing_blocks_.erase(at);
     }
     if (!block.exists && pod_groups_.count(key) == 0 && job_pods_.count(key) == 0) blocks_.erase(it);
@@ -265,14 +271,34 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   // The spent snapshot's jobs that this one keeps are moved to their new places (jobs come and
   // go between sessions, shifting the rest), so that only new builds are copied from blocks;
   // jobs and tasks are sized once (regrowing the vectors moved them all again).
+  // The entries laid out, by job id, and the parked jobs named: the entries of those are not
+  // read at all.
+  last_laid_entries_.clear();
+  if (leave_out_parked) {
+    snap.parked = std::move(spent.parked);
+    snap.parked.clear();
+    snap.parked.reserve(static_cast<size_t>(parked_count_));
+    last_laid_entries_.reserve(existing_blocks_.size() - static_cast<size_t>(parked_count_));
+    for (size_t e = 0; e < park_slots_.size(); ++e) {
+      if (park_slots_[e].parked_class >= 0) {
+        snap.parked.push_back(park_slots_[e]);
+      } else {
+        last_laid_entries_.push_back(static_cast<int32_t>(e));
+      }
+    }
+  } else {
+    last_laid_entries_.resize(existing_blocks_.size());
+    for (size_t e = 0; e < existing_blocks_.size(); ++e) last_laid_entries_[e] = static_cast<int32_t>(e);
+  }
+  const size_t laid_count = last_laid_entries_.size();
   std::vector<uint64_t> builds;
   std::vector<int32_t> task_counts;
   std::vector<int32_t> laid_at;
-  builds.reserve(existing_blocks_.size());
-  task_counts.reserve(existing_blocks_.size());
-  laid_at.reserve(existing_blocks_.size());
-  for (const LaidBlock& entry : existing_blocks_) {
-    if (leave_out_parked && entry.Parked()) continue;
+  builds.reserve(laid_count);
+  task_counts.reserve(laid_count);
+  laid_at.reserve(laid_count);
+  for (const int32_t e : last_laid_entries_) {
+    const LaidBlock& entry = existing_blocks_[static_cast<size_t>(e)];
     builds.push_back(entry.build);
     task_counts.push_back(entry.task_count);
     laid_at.push_back(entry.laid[l].build == entry.build ? entry.laid[l].at : -1);
@@ -283,30 +309,22 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
   JobId next_job = 0;
-  last_laid_entries_.clear();
   if (leave_out_parked) {
-    snap.parked = std::move(spent.parked);
-    snap.parked.clear();
-    snap.parked.reserve(static_cast<size_t>(parked_count_));
     snap.parked_representatives.assign(static_cast<size_t>(parked_classes_), kNoId);
-    snap.parked_last.assign(static_cast<size_t>(parked_classes_), {});
+    snap.parked_last.clear();
+    snap.parked_last.resize(class_members_.size());
+    for (size_t c = 0; c < class_members_.size(); ++c) {
+      if (class_members_[c].empty()) continue;
+      const OrderKey& last = class_members_[c].back();
+      snap.parked_last[c] = {last.creation_timestamp, last.creation_order, last.key};
+    }
   }
-  for (size_t e = 0; e < existing_blocks_.size(); ++e) {
-    LaidBlock& entry = existing_blocks_[e];
-    if (leave_out_parked && entry.parked_class >= 0) {
-      if (!entry.representative) {
-        snap.parked.push_back({entry.key, next_job, entry.parked_class});
-        ClusterSnapshot::ParkedClassEnd& last = snap.parked_last[static_cast<size_t>(entry.parked_class)];
-        if (last.before == kNoId || std::pair(last.creation_timestamp, last.creation_order) <=
-                                        std::pair(entry.creation_timestamp, entry.creation_order)) {
-          last = {entry.creation_timestamp, entry.creation_order, next_job};
-        }
-        continue;
-      }
+  for (const int32_t e : last_laid_entries_) {
+    LaidBlock& entry = existing_blocks_[static_cast<size_t>(e)];
+    if (leave_out_parked && entry.representative) {
       snap.parked_representatives[static_cast<size_t>(entry.parked_class)] = next_job;
     }
     const JobId job_id = next_job++;
-    last_laid_entries_.push_back(static_cast<int32_t>(e));
     entry.laid[l].build = entry.build;
     entry.laid[l].at = job_id;
     const auto offset = static_cast<TaskId>(tasks_laid);

@@ -29,19 +29,24 @@ void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>&
     any_told = true;
   }
   updates.reserve(session.job_updates().size());
+  // Both lists are in key order: the members told are merged in before the first update whose
+  // key comes after theirs (the others are passed over without comparing keys).
   auto next_parked = cluster.parked.begin();
-  auto tell_parked_before = [&](JobId job) {
+  auto tell_parked_before = [&](const std::string* key) {
     if (!any_told) return;
-    for (; next_parked != cluster.parked.end() && next_parked->before <= job; ++next_parked) {
+    for (; next_parked != cluster.parked.end(); ++next_parked) {
       const JobStatusUpdate* update = told[static_cast<size_t>(next_parked->parked_class)];
-      if (update != nullptr) updates.push_back({std::string(next_parked->key), update->phase, *update->waiting, false});
+      if (update == nullptr) continue;
+      if (key != nullptr && next_parked->key > *key) return;
+      updates.push_back({std::string(next_parked->key), update->phase, *update->waiting, false});
     }
   };
   for (const JobStatusUpdate& u : session.job_updates()) {
-    tell_parked_before(u.job);
-    updates.push_back({session.job(u.job).key(), u.phase, u.waiting, u.scaled});
+    std::string key = session.job(u.job).key();
+    tell_parked_before(&key);
+    updates.push_back({std::move(key), u.phase, u.waiting, u.scaled});
   }
-  tell_parked_before(static_cast<JobId>(cluster.jobs.size()));
+  tell_parked_before(nullptr);
 }
 
 }  // namespace

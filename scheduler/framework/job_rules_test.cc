@@ -252,7 +252,7 @@ TEST_CASE("sessions that leave parked jobs out remember their orders apart from 
   // A session with parked jobs left out lists a few jobs only: what it remembers leaves the
   // order over every job as it was, for the next session over every job to merge into.
   ClusterSnapshot parked_out = b.Snapshot();
-  parked_out.parked.push_back({"default/c", static_cast<JobId>(parked_out.jobs.size()), 0});
+  parked_out.parked.push_back({"default/c", 0});
   parked_out.parked_representatives = {kNoId};
   const SchedulerConfig config = testing::MustParseConfig(kByPriority);
   auto parked_session = Session::Open(std::move(parked_out), config, BuiltinRegistry());
