@@ -19,6 +19,7 @@
 #include "api/version.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/volcano.h"
+#include "scheduler/sim/report/events.h"
 #include "scheduler/sim/report/report.h"
 #include "scheduler/sim/scenario.h"
 #include "scheduler/sim/simulator.h"
@@ -26,6 +27,32 @@
 
 namespace lahar {
 namespace {
+
+// Writes events.jsonl and hands the same bytes to the report's reader, so that the run's
+// report is drawn without reading a long run's file back. The first error of the reader is
+// kept for the report to return.
+class EventsTee : public std::streambuf {
+ public:
+  EventsTee(std::ostream& file, report_internal::EventsInPieces& report) : file_(file), report_(report) {}
+  const absl::Status& report_status() const { return report_status_; }
+
+ protected:
+  std::streamsize xsputn(const char* bytes, std::streamsize count) override {
+    if (report_status_.ok()) report_status_ = report_.Write({bytes, static_cast<size_t>(count)});
+    return file_.write(bytes, count) ? count : 0;
+  }
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    const char byte = traits_type::to_char_type(c);
+    return xsputn(&byte, 1) == 1 ? c : traits_type::eof();
+  }
+  int sync() override { return file_.flush() ? 0 : -1; }
+
+ private:
+  std::ostream& file_;
+  report_internal::EventsInPieces& report_;
+  absl::Status report_status_;
+};
 
 constexpr char kUsage[] = R"(Usage:
   lahar-sim run FILE [--config CONF] [--out DIR] [--until DURATION] [--no-skip] [-v LEVEL]
@@ -217,12 +244,17 @@ absl::Status Main(const Flags& flags) {
 
   std::vector<SimRun> runs;
   std::vector<std::filesystem::path> run_dirs;  // with --out: where each run's files go
+  std::vector<std::shared_ptr<report_internal::EventsInPieces>> events_as_written;  // per run
   const bool terminal = isatty(STDERR_FILENO) != 0;
   const bool write_out = !flags.out.empty() && flags.command != "explain";
   for (const auto& [label, config] : configs) {
     SimOptions options;
-    // events.jsonl is written as the run goes (a long trace makes hundreds of MB of it).
+    // events.jsonl is written as the run goes (a long trace makes hundreds of MB of it), and
+    // read by the report as it is.
     std::ofstream events_file;
+    auto events_read = std::make_shared<report_internal::EventsInPieces>();
+    EventsTee tee(events_file, *events_read);
+    std::ostream events_out(&tee);
     options.keep_events = false;
     if (write_out) {
       const std::filesystem::path out(flags.out);
@@ -232,7 +264,7 @@ absl::Status Main(const Flags& flags) {
       if (ec) return absl::PermissionDeniedError(StrCat("cannot create ", dir.string(), ": ", ec.message()));
       events_file.open(dir / "events.jsonl", std::ios::binary | std::ios::trunc);
       if (!events_file) return absl::PermissionDeniedError(StrCat("cannot write ", (dir / "events.jsonl").string()));
-      options.events_out = &events_file;
+      options.events_out = &events_out;
       run_dirs.push_back(dir);
     }
     options.until = flags.until;
@@ -247,6 +279,8 @@ absl::Status Main(const Flags& flags) {
     if (write_out) {
       events_file.close();
       if (!events_file) return absl::DataLossError(StrCat("writing ", (run_dirs.back() / "events.jsonl").string(), " failed"));
+      RETURN_IF_ERROR(tee.report_status());
+      events_as_written.push_back(std::move(events_read));
     }
     if (flags.command == "explain") {
       if (terminal) std::cerr << "\r\033[K";
@@ -292,7 +326,7 @@ absl::Status Main(const Flags& flags) {
       SimRun& run = runs[i];
       RETURN_IF_ERROR(WriteFile(run_dirs[i] / "summary.json", run.summary_json));
       report_runs.push_back({.label = run.label, .summary_json = std::move(run.summary_json),
-                             .events_path = (run_dirs[i] / "events.jsonl").string()});
+                             .events_as_written = events_as_written[i]});
     }
     ASSIGN_OR_RETURN(std::string html, RenderHtmlReport(input.name, report_runs));
     RETURN_IF_ERROR(WriteFile(out / "report.html", html));

@@ -15,7 +15,6 @@
 #include "scheduler/sim/report/json_fields.h"
 
 namespace lahar::report_internal {
-namespace {
 
 using Amounts = absl::InlinedVector<std::pair<int, double>, 4>;  // (resource id, amount)
 
@@ -24,6 +23,10 @@ class EventReader {
  public:
   // Reads one line; `line_number` is 1-based and only used in errors.
   absl::Status ReadLine(int64_t line_number, std::string_view line);
+  // The same for a line as lahar-sim writes it, `{"t":...,"type":"...",...}`: one of a type
+  // the report draws nothing from (waiting, session: most of a long run's lines) is taken by
+  // its time alone, without parsing the rest.
+  absl::Status ReadWrittenLine(int64_t line_number, std::string_view line);
   // Closes every series at `end` (the run's horizon) and hands the result over.
   EventAnalysis Finish(double end);
   double last_t() const { return analysis_.last_t; }
@@ -34,6 +37,8 @@ class EventReader {
     Amounts requests;
   };
 
+  // The types Apply reads anything of.
+  static bool Draws(std::string_view type);
   absl::Status Apply(double t, std::string_view type, const rapidjson::Value& event);
   absl::StatusOr<Amounts> ReadAmounts(const rapidjson::Value& event, const char* key,
                                       bool required);
@@ -83,6 +88,32 @@ absl::Status EventReader::ReadLine(int64_t line_number, std::string_view line) {
   absl::Status status = Apply(time, *type, document);
   if (!status.ok()) return error(StrCat(*type, ": ", status.message()));
   return absl::OkStatus();
+}
+
+absl::Status EventReader::ReadWrittenLine(int64_t line_number, std::string_view line) {
+  constexpr std::string_view kTime = "{\"t\":";
+  constexpr std::string_view kType = ",\"type\":\"";
+  if (!line.starts_with(kTime)) return ReadLine(line_number, line);
+  const size_t type_at = line.find(kType);
+  if (type_at == std::string_view::npos) return ReadLine(line_number, line);
+  const size_t type_begin = type_at + kType.size();
+  const size_t type_end = line.find('"', type_begin);
+  if (type_end == std::string_view::npos || Draws(line.substr(type_begin, type_end - type_begin))) {
+    return ReadLine(line_number, line);
+  }
+  // The time parsed as the whole line's parse would parse it.
+  const std::string_view number = line.substr(kTime.size(), type_at - kTime.size());
+  rapidjson::Document time;
+  time.Parse(number.data(), number.size());
+  if (time.HasParseError() || !time.IsNumber() || time.GetDouble() < analysis_.last_t) return ReadLine(line_number, line);
+  analysis_.last_t = time.GetDouble();
+  ++analysis_.events;
+  return absl::OkStatus();
+}
+
+bool EventReader::Draws(std::string_view type) {
+  return type == "bind" || type == "evict" || type == "pod-complete" || type == "node" || type == "submit" ||
+         type == "job-start" || type == "job-complete";
 }
 
 absl::Status EventReader::Apply(double t, std::string_view type, const rapidjson::Value& event) {
@@ -233,7 +264,36 @@ EventAnalysis EventReader::Finish(double end) {
   return std::move(analysis_);
 }
 
-}  // namespace
+EventsInPieces::EventsInPieces() : reader_(std::make_unique<EventReader>()) {}
+EventsInPieces::~EventsInPieces() = default;
+
+absl::Status EventsInPieces::Write(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const size_t newline = bytes.find('\n');
+    if (newline == std::string_view::npos) {
+      partial_.append(bytes);
+      return absl::OkStatus();
+    }
+    std::string_view line = bytes.substr(0, newline);
+    bytes.remove_prefix(newline + 1);
+    if (!partial_.empty()) {
+      partial_.append(line);
+      line = partial_;
+    }
+    absl::Status status = reader_->ReadWrittenLine(++line_number_, line);
+    partial_.clear();
+    RETURN_IF_ERROR(status);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EventAnalysis> EventsInPieces::Finish(double run_end) {
+  if (!partial_.empty()) {
+    RETURN_IF_ERROR(reader_->ReadLine(++line_number_, partial_));
+    partial_.clear();
+  }
+  return reader_->Finish(std::max(reader_->last_t(), run_end));
+}
 
 absl::StatusOr<EventAnalysis> ReadEvents(std::string_view events_jsonl, double run_end) {
   EventReader reader;

@@ -4,6 +4,7 @@
 #define LAHAR_SCHEDULER_SIM_REPORT_EVENTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,24 @@ struct EventAnalysis {
   std::vector<ResourceTrack> resources;  // indexed by resource id
   std::vector<JobTrack> jobs;            // indexed by job id, in order of first appearance
   std::vector<Eviction> evictions;       // in time order
+};
+
+// events.jsonl taken as lahar-sim writes it, in pieces of any size, so that the run's report
+// is drawn without reading the file back (ReportRun::events_as_written). The lines are the
+// simulator's own: those of types the report draws nothing from (waiting, session: most of a
+// long run's) are taken by their time alone, without parsing the rest.
+class EventsInPieces {
+ public:
+  EventsInPieces();
+  ~EventsInPieces();
+  absl::Status Write(std::string_view bytes);
+  // Closes every series as ReadEvents does (a last line without a newline is read first).
+  absl::StatusOr<EventAnalysis> Finish(double run_end);
+
+ private:
+  std::unique_ptr<class EventReader> reader_;
+  std::string partial_;  // a line begun in an earlier piece
+  int64_t line_number_ = 0;
 };
 
 // Reads a whole events.jsonl and closes every series at the later of its last event and

@@ -6,6 +6,7 @@
 #ifndef LAHAR_SCHEDULER_SIM_REPORT_REPORT_H_
 #define LAHAR_SCHEDULER_SIM_REPORT_REPORT_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "absl/status/statusor.h"
 
 namespace lahar {
+namespace report_internal {
+class EventsInPieces;
+}  // namespace report_internal
 
 // One simulated configuration: what `lahar-sim run --out DIR` leaves in DIR.
 struct ReportRun {
@@ -22,6 +26,8 @@ struct ReportRun {
   // When set, events.jsonl is read from this file line by line instead (a long run's events need
   // not fit in memory).
   std::string events_path{};
+  // Or the events as the run wrote them, taken as it did (lahar-sim run): nothing is read.
+  std::shared_ptr<report_internal::EventsInPieces> events_as_written{};
 };
 
 // Renders one self-contained HTML page: inline CSS and inline SVG charts, no scripts, no

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "api/strings.h"
+#include "scheduler/sim/report/events.h"
 
 namespace lahar {
 namespace {
@@ -132,6 +134,23 @@ TEST_CASE("events.jsonl read from its file gives the page read from memory; a mi
   absl::StatusOr<std::string> missing = RenderHtmlReport("Lahar simulation", {from_file});
   REQUIRE_FALSE(missing.ok());
   CHECK(std::string(missing.status().message()).find(path) != std::string::npos);
+}
+
+TEST_CASE("events taken in pieces as lahar-sim writes them give the page read from memory") {
+  // Lines the report draws nothing from count by their time: a waiting event after the last
+  // completion moves the end of every chart.
+  const std::string events =
+      HalfTimeEvents() + "{\"t\":120,\"type\":\"session\",\"binds\":0,\"evicts\":0}\n" +
+      "{\"t\":150.5,\"type\":\"waiting\",\"job\":\"default/other\",\"kind\":\"no-fit\",\"reason\":\"x\"}\n";
+  for (size_t piece : {size_t{1}, size_t{7}, events.size()}) {
+    auto as_written = std::make_shared<report_internal::EventsInPieces>();
+    for (size_t at = 0; at < events.size(); at += piece) {
+      REQUIRE(as_written->Write(std::string_view(events).substr(at, piece)).ok());
+    }
+    ReportRun taken{.label = "elastic.conf", .summary_json = HalfTimeSummary(), .events_as_written = as_written};
+    CHECK(Render({taken}) == Render({{"elastic.conf", events, HalfTimeSummary()}}));
+  }
+  CHECK(Render({{"elastic.conf", events, HalfTimeSummary()}}) != Render({{"elastic.conf", HalfTimeEvents(), HalfTimeSummary()}}));
 }
 
 TEST_CASE("utilization is rebuilt from node allocatable and pod requests") {

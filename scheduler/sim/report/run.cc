@@ -22,8 +22,12 @@ void FillMissingQueues(const Summary& summary, EventAnalysis* events) {
 absl::Status ReadFiles(const ReportRun& run, RunData* out) {
   ASSIGN_OR_RETURN(out->summary, ReadSummary(run.summary_json));
   const double run_end = out->summary.makespan.value_or(0);
-  ASSIGN_OR_RETURN(out->events, run.events_path.empty() ? ReadEvents(run.events_jsonl, run_end)
-                                                        : ReadEventsFile(run.events_path, run_end));
+  if (run.events_as_written != nullptr) {
+    ASSIGN_OR_RETURN(out->events, run.events_as_written->Finish(run_end));
+  } else {
+    ASSIGN_OR_RETURN(out->events, run.events_path.empty() ? ReadEvents(run.events_jsonl, run_end)
+                                                          : ReadEventsFile(run.events_path, run_end));
+  }
   FillMissingQueues(out->summary, &out->events);
   out->horizon = out->events.end;
   return absl::OkStatus();
