@@ -74,6 +74,11 @@ class Resources {
     for (size_t i = 0; i < n; ++i) mine[i] -= theirs[i];
     return *this;
   }
+  // Every amount times `factor` (n equal jobs summed at once).
+  Resources& operator*=(int64_t factor) {
+    for (int64_t& amount : amounts_) amount *= factor;
+    return *this;
+  }
   friend Resources operator+(Resources a, const Resources& b) { return a += b; }
   friend Resources operator-(Resources a, const Resources& b) { return a -= b; }
   bool operator==(const Resources& other) const;

@@ -88,6 +88,17 @@ TEST_CASE("addition and subtraction are element-wise over vectors of any length"
   CHECK_FALSE(node.AnyNegative());
 }
 
+TEST_CASE("scaling multiplies every amount: n jobs alike summed at once") {
+  Resources lacking = R({{"cpu", 1500}, {"nvidia.com/gpu", 2}});
+  Resources summed;
+  for (int i = 0; i < 3; ++i) summed += lacking;
+  lacking *= 3;
+  CHECK(lacking == summed);
+  CHECK(lacking.Get(kCpu) == 4500);
+  lacking *= 0;
+  CHECK(lacking.IsZero());
+}
+
 TEST_CASE("equality ignores trailing zeros") {
   Resources a = R({{"cpu", 1000}});
   Resources b = R({{"cpu", 1000}, {"nvidia.com/gpu", 1}});

@@ -274,10 +274,11 @@ class ElasticPlugin : public Plugin {
   }
 
   // An admitted job with nothing placed lacks all of its min and commits all of it (the general
-  // case of AddContribution, with nothing placed).
-  static void AddAdmittedHoldingNothing(const JobInfo& job, Resources& free, Resources& committed) {
+  // case of AddContribution, with nothing placed); `jobs` such jobs alike lack `jobs` times it.
+  static void AddAdmittedHoldingNothing(const JobInfo& job, Resources& free, Resources& committed, int64_t jobs = 1) {
     Resources lacking = job.min_resources;
     lacking.ClampNegativeToZero();
+    if (jobs != 1) lacking *= jobs;
     free -= lacking;
     committed += lacking;
   }
@@ -307,9 +308,7 @@ class ElasticPlugin : public Plugin {
       // nothing (it may hold something by now).
       for (const Session::ParkedAdmitted& parked : session_->parked_admitted()) {
         const JobInfo& representative = session_->job(parked.representative);
-        for (int32_t i = 0; i < parked.members; ++i) {
-          AddAdmittedHoldingNothing(representative, totals_.free, totals_.committed[representative.queue]);
-        }
+        AddAdmittedHoldingNothing(representative, totals_.free, totals_.committed[representative.queue], parked.members);
       }
     }
     return totals_;

@@ -35,8 +35,9 @@ class OvercommitPlugin : public Plugin {
     }
     // Admitted jobs left out lack what their representative, alike and holding nothing, does.
     for (const Session::ParkedAdmitted& parked : session.parked_admitted()) {
-      const Resources lacking = AdmissionRequest(session, session.job(parked.representative));
-      for (int32_t i = 0; i < parked.members; ++i) admitted_ += lacking;
+      Resources lacking = AdmissionRequest(session, session.job(parked.representative));
+      lacking *= parked.members;
+      admitted_ += lacking;
     }
     session.AddClusterAdmissionFn(
         [this](const JobInfo& job, const Resources& need) -> std::optional<WaitReason> {

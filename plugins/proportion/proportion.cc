@@ -101,9 +101,9 @@ class QueueSharePlugin : public Plugin {
     }
     // Admitted jobs left out promise what their representative, alike and holding nothing, does.
     for (const Session::ParkedAdmitted& parked : session.parked_admitted()) {
-      const Resources promise = Promise(parked.representative);
-      Resources& inqueue = queues_[session.job(parked.representative).queue].inqueue;
-      for (int32_t i = 0; i < parked.members; ++i) inqueue += promise;
+      Resources promise = Promise(parked.representative);
+      promise *= parked.members;
+      queues_[session.job(parked.representative).queue].inqueue += promise;
     }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
     // higher priority at admission (spec 3, enqueue).
