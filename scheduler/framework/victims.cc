@@ -155,10 +155,25 @@ void HashJob(const Session& session, const JobInfo& job, const std::vector<bool>
     hash.Add(uint64_t{0x9e4d}).Add(static_cast<int64_t>(job.tasks.size()));
     return;
   }
-  for (TaskId t : job.tasks) {
-    const TaskInfo& task = session.task(t);
-    hash.Add(static_cast<int32_t>(task.status)).Add(task.node);
+  auto hash_tasks = [&] {
+    StateHash tasks;
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session.task(t);
+      tasks.Add(static_cast<int32_t>(task.status)).Add(task.node);
+    }
+    return tasks.value();
+  };
+  // Tasks as the snapshot laid them out (none moved in the session) are as their job's objects
+  // and the node set say: hashed once for as long as those stay.
+  WaitMemo* memo = session.wait_memo();
+  if (job.version == 0 || session.job_tasks_version(job.id) != 0 || memo == nullptr) {
+    hash.Add(hash_tasks());
+    return;
   }
+  WaitMemo::TasksPart& part =
+      memo->TasksPartOf(StateHash().Add(uint64_t{0x7a5c}).Add(job.version).Add(session.cluster().node_set_version).value());
+  if (!part.known) part = {true, hash_tasks(), part.asked};
+  hash.Add(part.hash);
 }
 
 // PlanUnlessFruitless' fingerprint of the state, nullopt when it cannot be had.

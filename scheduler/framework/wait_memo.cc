@@ -28,12 +28,19 @@ WaitMemo::JobWorkers& WaitMemo::JobWorkersOf(uint64_t key) {
   return entry;
 }
 
+WaitMemo::TasksPart& WaitMemo::TasksPartOf(uint64_t key) {
+  TasksPart& entry = tasks_parts_[key];
+  entry.asked = sessions_;
+  return entry;
+}
+
 void WaitMemo::SessionEnded() {
   const uint64_t stale_before = sessions_ - 1;  // neither this session nor the last asked
   absl::erase_if(pending_min_, [&](const auto& entry) { return entry.second.asked < stale_before; });
   if (sessions_ % kWorkersKeptSessions == 0) {
     const uint64_t workers_stale_before = sessions_ - std::min(sessions_, kWorkersKeptSessions);
     absl::erase_if(workers_, [&](const auto& entry) { return entry.second.asked < workers_stale_before; });
+    absl::erase_if(tasks_parts_, [&](const auto& entry) { return entry.second.asked < workers_stale_before; });
   }
   ++sessions_;
 }

@@ -93,6 +93,16 @@ class WaitMemo {
   // A running job's workers are asked about only in the sessions that judge a backlog, which are
   // often far apart: an entry is kept for this many sessions without being asked, swept as often.
   static constexpr uint64_t kWorkersKeptSessions = 64;
+  // A job's tasks' part of the evicting runs' fingerprint (their states and nodes), by the
+  // job's version and the cache's node set (a task fails when its node is gone): made while no
+  // task of it moved in the session, as most jobs holding nodes are laid out unchanged. Kept and
+  // swept as JobWorkers; `known` false until made.
+  struct TasksPart {
+    bool known = false;
+    uint64_t hash = 0;
+    uint64_t asked = 0;
+  };
+  TasksPart& TasksPartOf(uint64_t key);
   // A node's part of the evicting runs' fingerprint (PlanUnlessFruitless), made when no session
   // had changed the node since it was laid out, by place: valid while the node object and the
   // cache's count of what its pods hold are the same (NodeInfo::version, held_version), as
@@ -128,6 +138,7 @@ class WaitMemo {
   std::array<std::map<std::string, std::vector<int64_t>, std::less<>>, 2> orders_;  // by layout
   absl::flat_hash_map<uint64_t, PendingJobMin> pending_min_;
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
+  absl::flat_hash_map<uint64_t, TasksPart> tasks_parts_;
   std::vector<NodePart> node_parts_;
   std::vector<NodeFree> node_free_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
