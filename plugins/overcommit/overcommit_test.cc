@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
+#include "scheduler/builtins.h"
+#include "scheduler/framework/cycle.h"
 #include "test/testing/cluster_builder.h"
 
 namespace lahar {
@@ -44,6 +46,33 @@ TEST_CASE("overcommit admits minResources up to allocatable times the factor and
   CHECK(Admitted(RunSession(b, Config("    arguments:\n      overcommit-factor: 0.9\n"))) == 3);
   // Without overcommit, enqueue's own check admits what is free now: three.
   CHECK(Admitted(RunSession(b, "actions: enqueue\ntiers:\n- plugins:\n  - name: gang\n")) == 3);
+}
+
+TEST_CASE("overcommit counts each admitted job left out as its class's representative lacks") {
+  ClusterBuilder b;
+  b.Node("n0", "cpu=8,nvidia.com/gpu=10");
+  b.Job("rep", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=2"}}});  // admitted, holding nothing
+  b.Job("small", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}, .phase = kPending});
+  auto small_phase = [&](int left_out) {
+    ClusterSnapshot snapshot = b.Snapshot();
+    if (left_out > 0) {
+      // Jobs alike rep left out of the snapshot as its class (ClusterCache::ParkJobs).
+      for (int i = 0; i < left_out; ++i) snapshot.parked.push_back({StrCat("default/alike-", i), 0});
+      snapshot.parked_representatives = {snapshot.FindJob("default/rep")};
+      snapshot.parked_last.resize(1);
+    }
+    absl::StatusOr<CycleResult> result = RunSchedulingCycle(std::move(snapshot), testing::MustParseConfig(Config("")),
+                                                            BuiltinRegistry(), nullptr, nullptr);
+    REQUIRE(result.ok());
+    for (const CycleResult::JobUpdate& u : result->job_updates) {
+      if (u.job == "default/small") return u.phase;
+    }
+    return PodGroupPhase::kUnknown;
+  };
+  // 2 + 4 of 10 x 1.2 GPUs; with four alike left out, 2 + 4 x 2 + 4 = 14 of 12.
+  CHECK(small_phase(0) == PodGroupPhase::kInqueue);
+  CHECK(small_phase(1) == PodGroupPhase::kInqueue);
+  CHECK(small_phase(4) == kPending);
 }
 
 TEST_CASE("overcommit counts what is in use and what admitted jobs still lack") {
