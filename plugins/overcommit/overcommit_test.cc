@@ -1,5 +1,8 @@
 #include "plugins/overcommit/overcommit.h"
 
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "api/strings.h"
@@ -55,9 +58,11 @@ TEST_CASE("overcommit counts each admitted job left out as its class's represent
   b.Job("small", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=4"}}, .phase = kPending});
   auto small_phase = [&](int left_out) {
     ClusterSnapshot snapshot = b.Snapshot();
+    std::vector<std::string> keys;  // the snapshot names them by view, as it does the cache's
+    for (int i = 0; i < left_out; ++i) keys.push_back(StrCat("default/alike-", i));
     if (left_out > 0) {
       // Jobs alike rep left out of the snapshot as its class (ClusterCache::ParkJobs).
-      for (int i = 0; i < left_out; ++i) snapshot.parked.push_back({StrCat("default/alike-", i), 0});
+      for (const std::string& key : keys) snapshot.parked.push_back({key, 0});
       snapshot.parked_representatives = {snapshot.FindJob("default/rep")};
       snapshot.parked_last.resize(1);
     }
