@@ -266,7 +266,6 @@ class ClusterCache {
     // of parked jobs does not read each one's block.
     int64_t creation_timestamp = 0;
     int64_t creation_order = 0;
-    bool Parked() const { return parked_class >= 0 && !representative; }
   };
   // Where a job falls among jobs alike in the session's own order (Session::JobOrderLess after
   // the hooks): creation time, arrival, key.
@@ -286,8 +285,8 @@ class ClusterCache {
   LaidBlock* FindLaidBlock(std::string_view key) const;
   // Per job id of the snapshot laid out last: its entry in existing_blocks_ (ParkJobs).
   mutable std::vector<int32_t> last_laid_entries_;
-  // Per entry of existing_blocks_: its key and, when it is a parked job (LaidBlock::Parked),
-  // its class (else -1). A snapshot that leaves the parked jobs out names them from these
+  // Per entry of existing_blocks_: its key and, when it is a parked job (of a class, not its
+  // representative), its class (else -1). A snapshot that leaves the parked jobs out names them from these
   // slots, without reading their entries (a backlog parks most of its jobs).
   mutable std::vector<ClusterSnapshot::ParkedJob> park_slots_;
   mutable int64_t parked_count_ = 0;
