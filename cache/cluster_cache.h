@@ -102,6 +102,10 @@ class ClusterCache {
   // first job changes (admitted), the representative takes its place and the next member
   // stands for the class. A class needs three jobs.
   void ParkJobs(JobId representative, const std::vector<JobId>& members);
+  // Brings back every job of the named classes (indices in the parked_representatives of the
+  // kLeaveOutParked snapshot laid out last): its session needed them
+  // (CycleResult::parked_classes_needed).
+  void UnparkClasses(const std::vector<int32_t>& parked_classes);
   void UnparkAll();
   bool AnyParked() const { return parked_count_ > 0; }
 
@@ -308,6 +312,9 @@ class ClusterCache {
   // The class's first job changed: its representative is laid out first, its next member stands
   // for it (the class is gone when none is left).
   void PassFirstPlace(int32_t parked_class) const;
+  // Numbers the classes that still have a representative from 0, in the order they were made,
+  // once most classes are gone: sessions size their per-class lists by the count.
+  void RenumberClassesIfMostAreGone();
   // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;

@@ -323,6 +323,47 @@ std::vector<std::pair<std::string, int32_t>> Parked(const ClusterSnapshot& snaps
   return parked;
 }
 
+TEST_CASE("a session that needs some parked classes back gets those alone; gone classes are numbered anew") {
+  using Layout = ClusterCache::Layout;
+  using Names = std::vector<std::string>;
+  using ParkedList = std::vector<std::pair<std::string, int32_t>>;
+  ClusterCache cache;
+  AddNode(cache, "n1", 64000);
+  for (const char* name : {"x1", "x2", "x3", "x4"}) cache.UpsertPodGroup(PendingGroup(name, 8000));
+  for (const char* name : {"y1", "y2", "y3", "y4"}) cache.UpsertPodGroup(PendingGroup(name, 4000));
+  REQUIRE(JobNames(cache.Snapshot(0)) == Names{"x1", "x2", "x3", "x4", "y1", "y2", "y3", "y4"});
+  cache.ParkJobs(1, {0, 2, 3});  // x2 stands for x3 and x4: class 0
+  cache.ParkJobs(5, {4, 6, 7});  // y2 for y3 and y4: class 1
+  ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
+  REQUIRE(Parked(left) == ParkedList{{"default/x3", 0}, {"default/x4", 0}, {"default/y3", 1}, {"default/y4", 1}});
+  cache.UnparkClasses({0});
+  left = cache.Snapshot(2, std::move(left), Layout::kLeaveOutParked);
+  CHECK(JobNames(left) == Names{"x1", "x2", "x3", "x4", "y1", "y2"});
+  CHECK(Parked(left) == ParkedList{{"default/y3", 1}, {"default/y4", 1}});
+  CHECK(left.parked_representatives == std::vector<JobId>{kNoId, 5});
+
+  // The x class parked and needed back again and again: the y class stays as it is, and the
+  // lists a session sizes by class stay short.
+  size_t most_classes = 0;
+  for (int i = 0; i < 100; ++i) {
+    cache.ParkJobs(1, {0, 2, 3});  // ids of the snapshot laid out last: x1..x4 are 0..3
+    left = cache.Snapshot(3 + 2 * i, std::move(left), Layout::kLeaveOutParked);
+    REQUIRE(Parked(left).size() == 4);
+    const int32_t x_class = Parked(left).front().second;
+    const int32_t y_class = Parked(left).back().second;
+    CHECK(Parked(left) == ParkedList{{"default/x3", x_class}, {"default/x4", x_class}, {"default/y3", y_class},
+                                     {"default/y4", y_class}});
+    CHECK(left.parked_representatives.at(static_cast<size_t>(x_class)) == 1);
+    CHECK(left.parked_representatives.at(static_cast<size_t>(y_class)) == 3);  // x3 and x4 left out
+    CHECK(left.parked_last.at(static_cast<size_t>(y_class)).key == "default/y4");
+    most_classes = std::max(most_classes, left.parked_representatives.size());
+    cache.UnparkClasses({x_class});
+    left = cache.Snapshot(4 + 2 * i, std::move(left), Layout::kLeaveOutParked);
+    REQUIRE(JobNames(left) == Names{"x1", "x2", "x3", "x4", "y1", "y2"});
+  }
+  CHECK(most_classes <= 64);
+}
+
 TEST_CASE("parked jobs are left out until they, their class's first two jobs or every block changes") {
   using Layout = ClusterCache::Layout;
   using Names = std::vector<std::string>;

@@ -50,6 +50,7 @@ void ClusterCache::ParkJobs(JobId representative, const std::vector<JobId>& memb
     return;
   }
   if (alike.size() < 3) return;
+  RenumberClassesIfMostAreGone();
   std::sort(alike.begin(), alike.end(),
             [](const LaidBlock* a, const LaidBlock* b) { return OrderOf(*a) < OrderOf(*b); });
   parked_class = parked_classes_++;
@@ -73,6 +74,40 @@ void ClusterCache::ParkMembers(const std::vector<LaidBlock*>& entries, int32_t p
   }
   parked_count_ += static_cast<int64_t>(entries.size());
   std::inplace_merge(members.begin(), members.begin() + members_before, members.end());
+}
+
+void ClusterCache::UnparkClasses(const std::vector<int32_t>& parked_classes) {
+  for (int32_t c : parked_classes) {
+    if (c >= 0 && c < parked_classes_) UnparkClass(c);
+  }
+}
+
+void ClusterCache::RenumberClassesIfMostAreGone() {
+  constexpr int32_t kFewClasses = 64;  // below this, gone classes cost sessions nothing to speak of
+  if (parked_classes_ < kFewClasses) return;
+  std::vector<int32_t> renumbered(static_cast<size_t>(parked_classes_), -1);
+  int32_t live = 0;
+  for (int32_t c = 0; c < parked_classes_; ++c) {
+    if (!representative_order_[static_cast<size_t>(c)].key.empty()) renumbered[static_cast<size_t>(c)] = live++;
+  }
+  if (live * 2 > parked_classes_) return;
+  for (int32_t c = 0; c < parked_classes_; ++c) {
+    const int32_t to = renumbered[static_cast<size_t>(c)];
+    if (to < 0 || to == c) continue;
+    representative_order_[static_cast<size_t>(to)] = representative_order_[static_cast<size_t>(c)];
+    class_members_[static_cast<size_t>(to)] = std::move(class_members_[static_cast<size_t>(c)]);
+  }
+  representative_order_.resize(static_cast<size_t>(live));
+  class_members_.resize(static_cast<size_t>(live));
+  parked_classes_ = live;
+  auto renumber = [&renumbered](int32_t& c) {
+    if (c >= 0) c = renumbered[static_cast<size_t>(c)];
+  };
+  for (size_t e = 0; e < existing_blocks_.size(); ++e) {
+    renumber(existing_blocks_[e].parked_class);
+    renumber(existing_blocks_[e].first_of);
+    renumber(park_slots_[e].parked_class);
+  }
 }
 
 void ClusterCache::UnparkAll() {

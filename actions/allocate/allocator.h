@@ -114,8 +114,9 @@ class Allocator {
   // representative is, when it is set aside or refused by its queue to the end of the turns
   // (RefusedToTheEnd), or refused alike a job that was (the class's first, laid out ahead of
   // it): alike in shapes, queue and everything those read. Else their turns would
-  // decide, and the session needs every job.
-  bool ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_the_end) const;
+  // decide, and the session needs them back: those classes (indices in
+  // ClusterSnapshot::parked_representatives) are returned.
+  std::vector<int32_t> ParkedClassesNotRefusedAlike(const std::vector<JobId>& refused_to_the_end) const;
 
   // The jobs set aside fail as they would have at their turn: a shape's reason is made once
   // per pod counts (the jobs alike in them are told it as one, Session::SharedWaitReason), and

@@ -113,9 +113,9 @@ void Allocator::NoteRefusedToTheEnd(const std::vector<JobId>& refused_to_the_end
   }
 }
 
-bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_the_end) const {
+std::vector<int32_t> Allocator::ParkedClassesNotRefusedAlike(const std::vector<JobId>& refused_to_the_end) const {
   const std::vector<Session::ParkedAdmitted>& parked = session_.parked_admitted();
-  if (parked.empty()) return true;
+  std::vector<int32_t> not_alike;
   auto to_the_end = [&](JobId job) {
     return std::binary_search(refused_to_the_end.begin(), refused_to_the_end.end(), job);
   };
@@ -131,9 +131,9 @@ bool Allocator::ParkedClassesRefusedAlike(const std::vector<JobId>& refused_to_t
                                    }) ||
                        std::any_of(doomed_.begin(), doomed_.end(),
                                    [representative](const DoomedJob& d) { return d.job == representative; });
-    if (!alike) return false;
+    if (!alike) not_alike.push_back(parked[i].parked_class);
   }
-  return true;
+  return not_alike;
 }
 
 void Allocator::TellSetAside() {

@@ -69,8 +69,8 @@ class BackfillAction : public Action {
                                              [&session](TaskId t) { return session.task(t).best_effort; });
         const bool single = job.min_available == 1 && LiveTaskCount(job) == 1;
         const bool tried = best_effort || (single && !gang_waiting);
-        if (tried && RepresentsParkedJobs(session, job.id)) {
-          if (!FailsAsAllocateSaid(session, job, min_tasks)) return session.NeedEveryJob();
+        if (const int32_t parked_class = tried ? ClassRepresented(session, job.id) : -1; parked_class >= 0) {
+          if (!FailsAsAllocateSaid(session, job, min_tasks)) return session.NeedParkedClass(parked_class);
           gang_waiting = true;
           continue;
         }
@@ -101,10 +101,12 @@ class BackfillAction : public Action {
     return told != nullptr && *told == before;
   }
 
-  static bool RepresentsParkedJobs(const Session& session, JobId job) {
-    const std::vector<Session::ParkedAdmitted>& parked = session.parked_admitted();
-    return std::any_of(parked.begin(), parked.end(),
-                       [job](const Session::ParkedAdmitted& c) { return c.representative == job; });
+  // The parked class of admitted jobs `job` represents, or -1.
+  static int32_t ClassRepresented(const Session& session, JobId job) {
+    for (const Session::ParkedAdmitted& c : session.parked_admitted()) {
+      if (c.representative == job) return c.parked_class;
+    }
+    return -1;
   }
 
   // What the job can be in this action, decided at its start: a job's min and pods change only

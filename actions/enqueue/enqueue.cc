@@ -197,17 +197,18 @@ class EnqueueAction : public Action {
     // The turns take every waiting job: parked ones are left out only while their classes are
     // refused alike in every state the turns pass through (ParkedClasses).
     ParkedClasses parked(session);
-    if (!parked.AlikeInThisState(session, headroom, alike)) return session.NeedEveryJob();
+    if (NeedBack(session, parked.NotAlikeInThisState(session, headroom, alike))) return;
     QueueTurns turns(session, "enqueue", std::move(jobs_of));
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
       const uint64_t state = session.state_version();
       const JobInfo& job = session.job(turns.TakeJob(q));
       parked.PassedBy(session, job);
-      if (!parked.TurnOf(session, job, headroom, alike)) return session.NeedEveryJob();
+      if (NeedBack(session, parked.TurnOf(session, job, headroom, alike))) return;
       Consider(session, job, headroom, alike);
-      if (session.state_version() != state && !parked.AlikeInThisState(session, headroom, alike)) {
-        return session.NeedEveryJob();
+      if (session.state_version() != state &&
+          NeedBack(session, parked.NotAlikeInThisState(session, headroom, alike))) {
+        return;
       }
       if (turns.Remaining(q).empty() && session.state_version() == state) parked.QueueDone(q);
       turns.PutBack(q);
@@ -215,6 +216,12 @@ class EnqueueAction : public Action {
   }
 
  private:
+  // Stops the session for the parked classes its turns would judge otherwise (none: it goes on).
+  static bool NeedBack(Session& session, const std::vector<int32_t>& parked_classes) {
+    for (int32_t c : parked_classes) session.NeedParkedClass(c);
+    return !parked_classes.empty();
+  }
+
   // Why a job is refused: as alike jobs are, or for reasons of its own. Neither: admitted.
   struct Refusal {
     Session::SharedWaitReason* shared = nullptr;
@@ -305,14 +312,15 @@ class EnqueueAction : public Action {
       std::sort(waiting_for_turn_.begin(), waiting_for_turn_.end());
     }
 
-    // False when a class that counts would be admitted in the current state, or refused
-    // otherwise than in the first state it counted in.
-    bool AlikeInThisState(Session& session, const std::optional<ClusterHeadroom>& headroom, AlikeRefusals& alike) {
-      const std::vector<JobId>& representatives = session.cluster().parked_representatives;
-      for (size_t c = 0; c < representatives.size(); ++c) {
-        if (counts_[c] && !Alike(session, c, headroom, alike)) return false;
+    // The classes that count and would be admitted in the current state, or refused otherwise
+    // than in the first state they counted in.
+    std::vector<int32_t> NotAlikeInThisState(Session& session, const std::optional<ClusterHeadroom>& headroom,
+                                             AlikeRefusals& alike) {
+      std::vector<int32_t> not_alike;
+      for (size_t c = 0; c < counts_.size(); ++c) {
+        if (counts_[c] && !Alike(session, c, headroom, alike)) not_alike.push_back(static_cast<int32_t>(c));
       }
-      return true;
+      return not_alike;
     }
 
     // The queue's last laid-out job was refused: over every job, the queue would stay first and
@@ -333,13 +341,14 @@ class EnqueueAction : public Action {
     }
 
     // The turns take `job`: when it is a class's representative, the class counts from now on.
-    // False when that class would be admitted now (its members would be judged after that).
-    bool TurnOf(Session& session, const JobInfo& job, const std::optional<ClusterHeadroom>& headroom,
-                AlikeRefusals& alike) {
+    // That class when it would be admitted now (its members would be judged after that).
+    std::vector<int32_t> TurnOf(Session& session, const JobInfo& job, const std::optional<ClusterHeadroom>& headroom,
+                                AlikeRefusals& alike) {
       auto it = std::lower_bound(waiting_for_turn_.begin(), waiting_for_turn_.end(), std::pair<JobId, size_t>(job.id, 0));
-      if (it == waiting_for_turn_.end() || it->first != job.id) return true;
+      if (it == waiting_for_turn_.end() || it->first != job.id) return {};
       counts_[it->second] = true;
-      return Alike(session, it->second, headroom, alike);
+      if (Alike(session, it->second, headroom, alike)) return {};
+      return {static_cast<int32_t>(it->second)};
     }
 
    private:

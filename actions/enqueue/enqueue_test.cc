@@ -173,7 +173,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   auto run_parked = [&](Millis now) { return RunLaidOut(b, memo, now, kLeaveOutParked); };
   // Nothing changed: a is told what it reported, and so are b and c.
   CycleResult same = run_parked(1000);
-  CHECK_FALSE(same.needs_every_job);
+  CHECK_FALSE(same.needs_parked_jobs);
   CHECK(same.job_updates.empty());
   // held is gone: a is told another reason, and b and c are told it too, in key order.
   b.cache().DeletePod("default", "held-w-0");
@@ -191,7 +191,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   // for the same reason before and after, so the session goes on without it.
   b.Job("other", {.queue = "open", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   CycleResult admitted = run_parked(3000);
-  CHECK_FALSE(admitted.needs_every_job);
+  CHECK_FALSE(admitted.needs_parked_jobs);
   REQUIRE(admitted.job_updates.size() == 1);
   CHECK(admitted.job_updates[0].job == "default/other");
   CHECK(admitted.job_updates[0].phase == PodGroupPhase::kInqueue);
@@ -200,7 +200,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   // session goes on, and tells what a session over every job tells.
   b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   CycleResult after = run_parked(4000);
-  CHECK_FALSE(after.needs_every_job);
+  CHECK_FALSE(after.needs_parked_jobs);
   const std::vector<std::string> told_after = Updates(after);
   CHECK(told_after == Updates(RunLaidOut(b, memo, 4000, kEveryJob)));
   CHECK(std::any_of(told_after.begin(), told_after.end(),
@@ -227,7 +227,7 @@ TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job betwe
   b.cache().ParkJobs(0, {1, 2, 3});  // a, b, c, d by key: a stays, b stands for c and d
   b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   const CycleResult stopped = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK(stopped.needs_every_job);
+  CHECK(stopped.needs_parked_jobs);
   CHECK(stopped.job_updates.empty());
   CHECK(stopped.parkable.empty());
   // What it took is kept: the owner counts it in the session's time.
@@ -266,7 +266,7 @@ TEST_CASE("enqueue: the first of a class of parked jobs is admitted without the 
                              "default/c Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/d Pending: queue capped: capability cpu 5, allocated 4, needs 4"});
   const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK_FALSE(parked.needs_every_job);
+  CHECK_FALSE(parked.needs_parked_jobs);
   CHECK(Updates(parked) == every);
 }
 
@@ -290,7 +290,7 @@ TEST_CASE("enqueue: a class whose queue's turns ended before an admission is tol
   const std::vector<std::string> every = Updates(RunLaidOut(b, memo, 1000, kEveryJob));
   REQUIRE(every == std::vector<std::string>{"default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
   const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK_FALSE(parked.needs_every_job);
+  CHECK_FALSE(parked.needs_parked_jobs);
   CHECK(Updates(parked) == every);
 }
 

@@ -65,8 +65,9 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
                                  std::chrono::steady_clock::now() - started)
                                  .count();
   };
-  if (session->needs_every_job()) {
-    result.needs_every_job = true;
+  if (session->needs_parked_jobs()) {
+    result.needs_parked_jobs = true;
+    result.parked_classes_needed = session->ParkedClassesNeeded();
     time_taken();
     if (spent != nullptr) *spent = std::move(*session).TakeCluster();
     return result;

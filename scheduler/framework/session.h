@@ -521,11 +521,21 @@ class Session {
   const std::vector<ParkedAdmitted>& parked_admitted() const { return parked_admitted_; }
   // After Close: the noted pairs that hold, in the order noted.
   const std::vector<std::pair<JobId, JobId>>& parkable() const { return parkable_; }
-  // An action would decide differently with the parked jobs in the session (enqueue would admit
-  // a job, and then the order of every waiting job matters): the session stops after it, and
-  // its owner runs it again over every job.
-  void NeedEveryJob() { needs_every_job_ = true; }
-  bool needs_every_job() const { return needs_every_job_; }
+  // An action would decide differently with the parked jobs of a class in the session (enqueue
+  // would admit one, allocate would place one): the session stops after it, and its owner runs
+  // it again with that class's jobs laid out (NeedParkedClass; `parked_class` indexes
+  // ClusterSnapshot::parked_representatives), or with every job (NeedEveryJob).
+  void NeedParkedClass(int32_t parked_class) {
+    needs_parked_jobs_ = true;
+    parked_classes_needed_.push_back(parked_class);
+  }
+  void NeedEveryJob() {
+    needs_parked_jobs_ = true;
+    every_job_needed_ = true;
+  }
+  bool needs_parked_jobs() const { return needs_parked_jobs_; }
+  // The classes needed back, sorted; empty: every job.
+  std::vector<int32_t> ParkedClassesNeeded() const;
 
   // Marks a job whose elastic worker count changed (restarts its cooldown).
   void MarkScaled(JobId job);
@@ -664,7 +674,9 @@ class Session {
   bool closed_ = false;
   std::vector<std::pair<JobId, JobId>> parkable_;  // (member, representative)
   std::vector<ParkedAdmitted> parked_admitted_;
-  bool needs_every_job_ = false;
+  bool needs_parked_jobs_ = false;
+  bool every_job_needed_ = false;
+  std::vector<int32_t> parked_classes_needed_;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };
 

@@ -309,7 +309,9 @@ void PlanUnlessFruitless(Session& session, std::string_view action, const std::v
   const bool any_fit = PassInJobOrder(session, action, starving, pass);
   // Admitted jobs left out fail as their representatives did while no plan fits; after one
   // that does, their turns would decide.
-  if (any_fit && !session.parked_admitted().empty()) session.NeedEveryJob();
+  if (any_fit) {
+    for (const Session::ParkedAdmitted& parked : session.parked_admitted()) session.NeedParkedClass(parked.parked_class);
+  }
   if (!fingerprint) return;
   memo->CountTried();
   if (any_fit) {

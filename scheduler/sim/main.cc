@@ -296,7 +296,7 @@ absl::Status Main(const Flags& flags) {
     // One line per run, whatever stderr is: how much was simulated, how fast.
     std::cerr << StrFormat("lahar-sim: %s: %s simulated in %.1fs (%.0fx real time), %d/%d jobs completed, %lld sessions, "
                            "%lld of %lld evicting runs skipped as unchanged, %lld sessions judged parked jobs by "
-                           "their class (%lld of them again with every job)\n",
+                           "their class (%lld of them run again with parked jobs back)\n",
                            label.c_str(), HumanSeconds(run.figures.end_time).c_str(), wall,
                            wall > 0 ? run.figures.end_time / wall : 0.0, run.figures.completed_jobs, run.figures.jobs,
                            static_cast<long long>(run.figures.sessions),

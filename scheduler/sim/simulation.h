@@ -106,8 +106,8 @@ class Simulation {
   bool IsStale(const TimelineEntry& e) const;
   absl::Status Process(const TimelineEntry& e);
   absl::Status RunSession();
-  // The session's cycle: over the jobs not parked when some are, else (or when that session
-  // needs them) over every job.
+  // The session's cycle: over the jobs not parked when some are, again with the parked classes
+  // it needs back when it stops for them, else over every job.
   absl::StatusOr<CycleResult> RunCycle();
 
   absl::Status Submit(size_t job);

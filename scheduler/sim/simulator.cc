@@ -303,28 +303,43 @@ absl::Status Simulation::RunSession() {
 }
 
 absl::StatusOr<CycleResult> Simulation::RunCycle() {
-  if (cache_.AnyParked()) {
-    ++parked_sessions_;
-    ASSIGN_OR_RETURN(CycleResult result,
-                     RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_parked_snapshot_),
-                                                        ClusterCache::Layout::kLeaveOutParked),
-                                        config_, registry_, &wait_memo_, &spent_parked_snapshot_));
-    if (!result.needs_every_job) return result;
-    ++rerun_sessions_;
-    cache_.UnparkAll();
-    ASSIGN_OR_RETURN(CycleResult again, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
-                                                           registry_, &wait_memo_, &spent_snapshot_));
-    // The session's time is both runs': the stopped one's actions count in theirs.
-    again.duration_micros += result.duration_micros;
-    for (const std::pair<std::string, int64_t>& stopped : result.action_micros) {
-      auto same = std::find_if(again.action_micros.begin(), again.action_micros.end(),
-                               [&stopped](const auto& entry) { return entry.first == stopped.first; });
-      if (same != again.action_micros.end()) same->second += stopped.second;
-    }
-    return again;
+  if (!cache_.AnyParked()) {
+    return RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_, registry_, &wait_memo_,
+                              &spent_snapshot_);
   }
-  return RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_, registry_, &wait_memo_,
-                            &spent_snapshot_);
+  ++parked_sessions_;
+  auto run_parked = [&] {
+    return RunSchedulingCycle(
+        cache_.Snapshot(now_, std::move(spent_parked_snapshot_), ClusterCache::Layout::kLeaveOutParked), config_,
+        registry_, &wait_memo_, &spent_parked_snapshot_);
+  };
+  ASSIGN_OR_RETURN(CycleResult result, run_parked());
+  // A stopped session runs again with the classes it needed laid out; a few times at most, as
+  // each run may find more, and then over every job (which never stops).
+  constexpr int kClassReruns = 3;
+  if (result.needs_parked_jobs) ++rerun_sessions_;
+  for (int rerun = 0; result.needs_parked_jobs; ++rerun) {
+    const CycleResult stopped = std::move(result);
+    if (rerun < kClassReruns && !stopped.parked_classes_needed.empty()) {
+      cache_.UnparkClasses(stopped.parked_classes_needed);
+    } else {
+      cache_.UnparkAll();
+    }
+    if (cache_.AnyParked()) {
+      ASSIGN_OR_RETURN(result, run_parked());
+    } else {
+      ASSIGN_OR_RETURN(result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
+                                                  registry_, &wait_memo_, &spent_snapshot_));
+    }
+    // The session's time is every run's: the stopped ones' actions count in theirs.
+    result.duration_micros += stopped.duration_micros;
+    for (const std::pair<std::string, int64_t>& action : stopped.action_micros) {
+      auto same = std::find_if(result.action_micros.begin(), result.action_micros.end(),
+                               [&action](const auto& entry) { return entry.first == action.first; });
+      if (same != result.action_micros.end()) same->second += action.second;
+    }
+  }
+  return result;
 }
 
 std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {

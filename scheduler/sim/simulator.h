@@ -68,7 +68,7 @@ struct SimFigures {
   // (WaitMemo), and runs tried in full with a fingerprint.
   int64_t skipped_runs = 0, tried_runs = 0;
   // Sessions that judged parked jobs by their class (ClusterCache::ParkJobs), and those of them
-  // that ran again over every job as one would have been admitted.
+  // that ran again with parked jobs back, as one would have been admitted or placed.
   int64_t parked_sessions = 0, rerun_sessions = 0;
   int64_t binds = 0;
   double session_p50_micros = 0, session_p99_micros = 0;

@@ -161,7 +161,7 @@ fi
 # A run ends with one line on stderr: how much was simulated, how fast, how many jobs completed
 # (progress lines come only when stderr is a terminal).
 if "$sim" run "$work/good.yaml" >"$work/out" 2>"$work/err" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
-   grep -qE "^lahar-sim: default: .* simulated in [0-9.]+s .*, [0-9]+/[0-9]+ jobs completed, [0-9]+ sessions, [0-9]+ of [0-9]+ evicting runs skipped as unchanged, [0-9]+ sessions judged parked jobs by their class \([0-9]+ of them again with every job\)$" "$work/err"; then
+   grep -qE "^lahar-sim: default: .* simulated in [0-9.]+s .*, [0-9]+/[0-9]+ jobs completed, [0-9]+ sessions, [0-9]+ of [0-9]+ evicting runs skipped as unchanged, [0-9]+ sessions judged parked jobs by their class \([0-9]+ of them run again with parked jobs back\)$" "$work/err"; then
   passed=$((passed + 1))
 else
   echo "FAIL a run ends with its one-line figure on stderr: $(cat "$work/err")"

@@ -47,12 +47,12 @@ if [ "$days" != 0 ] && [ -n "$fixtures" ] && [ -f "$philly" ]; then
       echo "FAIL philly: no evicting run was skipped: $(tail -n 2 "$work/err")"
       failed=$((failed + 1))
     fi
-    # Its backlog of alike jobs must have been parked, some sessions run again with every job
-    # (a parked session that would admit one), and none parked with --no-skip (the second run).
-    parked='sessions judged parked jobs by their class \(([0-9]+) of them again with every job\)$'
+    # Its backlog of alike jobs must have been parked, some sessions run again with parked jobs
+    # back (a parked session that would admit one), and none parked with --no-skip (the second run).
+    parked='sessions judged parked jobs by their class \(([0-9]+) of them run again with parked jobs back\)$'
     skipping=$(grep -E "${parked}" "$work/err" | head -n 1)
     trying=$(grep -E "${parked}" "$work/err" | tail -n 1)
-    if ! grep -qE ", [1-9][0-9]* ${parked}" <<<"$skipping" || grep -qE "\(0 of them again" <<<"$skipping" ||
+    if ! grep -qE ", [1-9][0-9]* ${parked}" <<<"$skipping" || grep -qE "\(0 of them run again" <<<"$skipping" ||
        ! grep -qE ", 0 ${parked}" <<<"$trying"; then
       echo "FAIL philly: parking was not exercised, or ran with --no-skip: $(cat "$work/err")"
       failed=$((failed + 1))
