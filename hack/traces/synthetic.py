@@ -176,6 +176,9 @@ def build_parser():
     p.add_argument("--sigma", type=tl.positive_float, default=1.0,
                    help="sigma of the lognormal run times (1.0)")
     p.add_argument("--name", default=None, help="scenario name (default: the generator's)")
+    p.add_argument("--format", choices=["yaml", "json"], default="yaml",
+                   help="yaml (default), or json: the same scenario, which lahar-sim loads in a "
+                        "fraction of the time")
     return p
 
 
@@ -183,7 +186,8 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
         doc, header = GENERATORS[args.generator](args)
-        tl.write_output(tl.to_yaml(doc, header), args.output)
+        text = tl.to_json(doc, header) if args.format == "json" else tl.to_yaml(doc, header)
+        tl.write_output(text, args.output)
     except OSError as e:
         print(f"synthetic: {e}", file=sys.stderr)
         return 1

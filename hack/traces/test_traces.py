@@ -367,6 +367,18 @@ class SyntheticTest(unittest.TestCase):
         if yaml:
             self.assertEqual(yaml.safe_load(text), doc)
 
+    def test_json_form(self):
+        # --format json: the same document, its header under description.
+        flags = ["bench-week", "--jobs", "50", "--nodes", "8", "--seed", "3"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "week.json")
+            self.assertEqual(synthetic.main([*flags, "--format", "json", "-o", out]), 0)
+            with open(out) as f:
+                doc = json.load(f)
+        self.assertIn("synthetic bench-week", "\n".join(doc.pop("description")))
+        expected, _ = self.gen(*flags[1:])
+        self.assertEqual(doc, json.loads(json.dumps(expected)))
+
     def test_bench_week_shape(self):
         # The benchmark trace of issue 2: 1,000 nodes, 10,000 jobs, 30% of them elastic.
         # (How fast it generates is a benchmark matter, not asserted here.)
