@@ -666,7 +666,9 @@ TEST_CASE("allocate: a placement between a parked class's jobs stops the session
   for (const CycleResult::JobUpdate& u : whole.job_updates) told[u.job] = u.message();
   CHECK(told.count("default/c") == 0);  // as reported
   CHECK(told["default/d"] == "queue capped: capability cpu 7, allocated 5, needs 5");
-  CHECK(RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked).needs_parked_jobs);
+  const CycleResult stopped = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
+  CHECK(stopped.needs_parked_jobs);
+  CHECK(stopped.parked_classes_needed == std::vector<int32_t>{0});  // a, b, c and d's
 }
 
 // The class's first job places and takes the room its representative would have had: the

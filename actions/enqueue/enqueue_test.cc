@@ -239,6 +239,46 @@ TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job betwe
                                  "default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
 }
 
+// The session stops for the class whose turns would decide, and names it: run again with only
+// that class laid out, the other class still parked, it decides what a session over every job
+// decides.
+TEST_CASE("enqueue: a session stopped for parked jobs names their class, and goes on with that class alone back") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=6");
+  b.Queue("tight", 1, "cpu=1");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  // Arrival order a, b, c, x, d: x asks too much until it asks less.
+  for (const char* name : {"a", "b", "c", "x", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "x" ? "cpu=8" : "cpu=5"}}, .phase = kPending});
+  }
+  // p, q, r and s: refused by their queue's capability whatever happens in the other queue.
+  for (const char* name : {"p", "q", "r", "s"}) {
+    b.Job(name, {.queue = "tight", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
+  }
+  WaitMemo memo;
+  SessionOutcome first;
+  // By key: a b c d held p q r s x.
+  REQUIRE(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) ==
+          testing::ParkableClasses{{0, {1, 2, 3}}, {5, {6, 7, 8}}});
+  Apply(b, first);
+  b.cache().ParkJobs(0, {1, 2, 3});  // class 0: a stays, b stands for c and d
+  b.cache().ParkJobs(5, {6, 7, 8});  // class 1: p stays, q stands for r and s
+  b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
+  const CycleResult stopped = RunLaidOut(b, memo, 1000, kLeaveOutParked);
+  REQUIRE(stopped.needs_parked_jobs);
+  CHECK(stopped.parked_classes_needed == std::vector<int32_t>{0});
+  b.cache().UnparkClasses(stopped.parked_classes_needed);
+  REQUIRE(b.cache().AnyParked());  // r and s
+  const CycleResult again = RunLaidOut(b, memo, 1000, kLeaveOutParked);
+  CHECK_FALSE(again.needs_parked_jobs);
+  CHECK(Updates(again) == Updates(RunLaidOut(b, memo, 1000, kEveryJob)));
+  CHECK(Updates(again) ==
+        std::vector<std::string>{"default/d Pending: queue capped: capability cpu 6, allocated 3, needs 5",
+                                 "default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
+}
+
 // The first of a class stays laid out ahead of its representative (ClusterCache::ParkJobs), and
 // the members' turns come after the representative's: the first may be admitted, and the session
 // goes on without the members, telling them what the representative is told after it.
