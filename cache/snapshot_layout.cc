@@ -436,8 +436,14 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   };
   std::vector<int32_t> on_node(snap.nodes.size(), 0);
   for_each_placed([&](const TaskInfo& task) { ++on_node[task.node]; });
-  for (NodeInfo& node : snap.nodes) node.tasks.reserve(on_node[node.id]);
-  for_each_placed([&](const TaskInfo& task) { snap.nodes[task.node].tasks.push_back(task.id); });
+  // Filled through a compact list of where each node's next task goes, not through the nodes
+  // themselves (a node's record is a few hundred bytes: its list's end was a cache miss a task).
+  std::vector<TaskId*> next_of(snap.nodes.size(), nullptr);
+  for (NodeInfo& node : snap.nodes) {
+    node.tasks.resize(static_cast<size_t>(on_node[node.id]));
+    next_of[node.id] = node.tasks.data();
+  }
+  for_each_placed([&](const TaskInfo& task) { *next_of[task.node]++ = task.id; });
   return snap;
 }
 
