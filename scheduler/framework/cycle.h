@@ -48,12 +48,12 @@ struct CycleResult {
     std::optional<Resources> deserved;
   };
   std::vector<QueueState> queues;
-  // The session stopped (Session::NeedParkedClass, NeedEveryJob): nothing else here holds but
-  // its timings and what it needs. Its owner runs it again over a snapshot with those parked
-  // classes laid out (ClusterCache::UnparkClasses), or with every job when none are named
+  // The session stopped (Session::NeedParkedClass): nothing else here holds but its timings and
+  // the classes it needs. Its owner runs it again over a snapshot with those parked classes laid
+  // out (ClusterCache::UnparkClasses), or, after a few such runs, with every job
   // (ClusterCache::UnparkAll).
   bool needs_parked_jobs = false;
-  std::vector<int32_t> parked_classes_needed;  // sorted; empty: every job
+  std::vector<int32_t> parked_classes_needed;  // sorted
   // Waiting jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
   // was refused as `representative` was, for what they share alone. Only when the memo says the
   // owner parks jobs (WaitMemo::parks_jobs).

@@ -82,13 +82,12 @@ absl::Status Session::RunActions(const Registry& registry) {
     action->Execute(*this);
     action_micros_.emplace_back(
         name, std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count());
-    if (needs_parked_jobs_) break;  // what it decides is dropped: the session runs again
+    if (needs_parked_jobs()) break;  // what it decides is dropped: the session runs again
   }
   return absl::OkStatus();
 }
 
 std::vector<int32_t> Session::ParkedClassesNeeded() const {
-  if (every_job_needed_) return {};
   std::vector<int32_t> classes = parked_classes_needed_;
   std::sort(classes.begin(), classes.end());
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());

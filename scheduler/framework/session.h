@@ -523,18 +523,11 @@ class Session {
   const std::vector<std::pair<JobId, JobId>>& parkable() const { return parkable_; }
   // An action would decide differently with the parked jobs of a class in the session (enqueue
   // would admit one, allocate would place one): the session stops after it, and its owner runs
-  // it again with that class's jobs laid out (NeedParkedClass; `parked_class` indexes
-  // ClusterSnapshot::parked_representatives), or with every job (NeedEveryJob).
-  void NeedParkedClass(int32_t parked_class) {
-    needs_parked_jobs_ = true;
-    parked_classes_needed_.push_back(parked_class);
-  }
-  void NeedEveryJob() {
-    needs_parked_jobs_ = true;
-    every_job_needed_ = true;
-  }
-  bool needs_parked_jobs() const { return needs_parked_jobs_; }
-  // The classes needed back, sorted; empty: every job.
+  // it again with that class's jobs laid out (`parked_class` indexes
+  // ClusterSnapshot::parked_representatives).
+  void NeedParkedClass(int32_t parked_class) { parked_classes_needed_.push_back(parked_class); }
+  bool needs_parked_jobs() const { return !parked_classes_needed_.empty(); }
+  // The classes needed back, sorted.
   std::vector<int32_t> ParkedClassesNeeded() const;
 
   // Marks a job whose elastic worker count changed (restarts its cooldown).
@@ -674,8 +667,6 @@ class Session {
   bool closed_ = false;
   std::vector<std::pair<JobId, JobId>> parkable_;  // (member, representative)
   std::vector<ParkedAdmitted> parked_admitted_;
-  bool needs_parked_jobs_ = false;
-  bool every_job_needed_ = false;
   std::vector<int32_t> parked_classes_needed_;
   std::vector<std::pair<std::string, int64_t>> action_micros_;
 };

@@ -320,7 +320,7 @@ absl::StatusOr<CycleResult> Simulation::RunCycle() {
   if (result.needs_parked_jobs) ++rerun_sessions_;
   for (int rerun = 0; result.needs_parked_jobs; ++rerun) {
     const CycleResult stopped = std::move(result);
-    if (rerun < kClassReruns && !stopped.parked_classes_needed.empty()) {
+    if (rerun < kClassReruns) {
       cache_.UnparkClasses(stopped.parked_classes_needed);
     } else {
       cache_.UnparkAll();
