@@ -337,8 +337,10 @@ class ClusterCache {
   absl::flat_hash_map<uint64_t, std::weak_ptr<const WaitReason>> reported_reasons_;
   size_t reported_reasons_purge_at_ = 64;  // drops the expired entries when the map reaches it
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
-  // Node ids by name (positions in name order), made again when the set of names changes.
+  // Node ids by name (positions in name order), and the entries by id, made again when the set
+  // of names changes (a snapshot walks the vector, not the map).
   mutable absl::flat_hash_map<absl::string_view, NodeId> node_ids_;
+  mutable std::vector<const NodeEntry*> node_entries_;
   mutable uint64_t node_ids_version_ = 0;
   // The schedulable nodes' allocatable (NodeCapacity), kept as nodes come, change and go.
   Resources total_allocatable_;

@@ -216,14 +216,20 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   if (node_ids_version_ != node_set_version_) {
     node_ids_.clear();
     node_ids_.reserve(nodes_.size());
+    node_entries_.clear();
+    node_entries_.reserve(nodes_.size());
     NodeId id = 0;
-    for (const auto& [name, entry] : nodes_) node_ids_[ToAbsl(name)] = id++;
+    for (const auto& [name, entry] : nodes_) {
+      node_ids_[ToAbsl(name)] = id++;
+      node_entries_.push_back(&entry);
+    }
     node_ids_version_ = node_set_version_;
   }
   snap.nodes = std::move(spent.nodes);
   snap.nodes.resize(nodes_.size());
   NodeId next_node = 0;
-  for (const auto& [name, entry] : nodes_) {
+  for (const NodeEntry* laid : node_entries_) {
+    const NodeEntry& entry = *laid;
     const std::shared_ptr<const Node>& node = entry.node;
     NodeInfo& info = snap.nodes[next_node];
     info.id = next_node++;
