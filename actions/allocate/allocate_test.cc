@@ -519,7 +519,7 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   // A job arrives in the queue; the cluster's free cpu refuses it, in both sessions alike.
   b.Job("d", {.queue = "capped", .tasks = {{"w", 1, "cpu=8"}}, .phase = PodGroupPhase::kPending});
   CycleResult refused = run(1000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(refused.needs_parked_jobs);
+  CHECK_FALSE(refused.needs_parked_jobs());
   REQUIRE(refused.job_updates.size() == 1);
   CHECK(refused.job_updates[0].job == "default/d");
   CHECK(refused.job_updates[0].phase == PodGroupPhase::kPending);
@@ -529,7 +529,7 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   // d is now refused by its queue, whose admitted jobs count the parked ones (3 x 8 cpu).
   b.Node("n2", "cpu=6");
   CycleResult moved = run(2000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(moved.needs_parked_jobs);
+  CHECK_FALSE(moved.needs_parked_jobs());
   std::vector<std::string> jobs;
   for (const CycleResult::JobUpdate& u : moved.job_updates) {
     jobs.push_back(u.job);
@@ -543,7 +543,7 @@ TEST_CASE("allocate: admitted jobs that fit nowhere may be parked; a session wit
   // then fails on the nodes, and nothing places after it: c is refused as b is, in that state.
   b.Node("n3", "cpu=8");
   CycleResult placed = run(3000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(placed.needs_parked_jobs);
+  CHECK_FALSE(placed.needs_parked_jobs());
   REQUIRE(placed.binds.size() == 1);
   CHECK(placed.binds[0].pod == "default/a-w-0");
   CHECK(Outcome(placed) == Outcome(run(3000, ClusterCache::Layout::kEveryJob)));
@@ -589,7 +589,7 @@ TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a se
   // Another queue's job places; the capped queue refuses as before, and the parked jobs with it.
   b.Job("x1", {.tasks = {{"w", 1, "cpu=2,memory=1Gi"}}});
   CycleResult placed = run(1000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(placed.needs_parked_jobs);
+  CHECK_FALSE(placed.needs_parked_jobs());
   REQUIRE(placed.binds.size() == 1);
   CHECK(Outcome(placed) == Outcome(run(1000, ClusterCache::Layout::kEveryJob)));
   // x2's gate goes: it places after a's turn and before b's and c's, which are refused for
@@ -597,7 +597,7 @@ TEST_CASE("allocate: admitted jobs their queue refuses alike may be parked; a se
   // and c's turn comes after b's in the same state: the session tells c what b is told.
   b.SchedulingGates("x2-w-0", {});
   const CycleResult parked = run(2000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   const CycleResult whole = run(2000, ClusterCache::Layout::kEveryJob);
   CHECK(Outcome(parked) == Outcome(whole));
   auto told = [&whole](std::string_view job) -> std::string {
@@ -637,7 +637,7 @@ TEST_CASE("allocate: a class of parked jobs that the turns passed before a place
   REQUIRE(whole.binds.size() == 1);
   CHECK(whole.binds[0].pod == "default/x-w-0");
   const CycleResult parked = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   CHECK(Outcome(parked) == Outcome(whole));
 }
 
@@ -667,7 +667,7 @@ TEST_CASE("allocate: a placement between a parked class's jobs stops the session
   CHECK(told.count("default/c") == 0);  // as reported
   CHECK(told["default/d"] == "queue capped: capability cpu 7, allocated 5, needs 5");
   const CycleResult stopped = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK(stopped.needs_parked_jobs);
+  CHECK(stopped.needs_parked_jobs());
   CHECK(stopped.parked_classes_needed == std::vector<int32_t>{0});  // a, b, c and d's
 }
 
@@ -692,7 +692,7 @@ TEST_CASE("allocate: a class whose representative fails on nodes in the state it
   REQUIRE(whole.binds.size() == 1);
   CHECK(whole.binds[0].pod == "default/a-w-0");
   const CycleResult parked = RunLaidOut(b, config, memo, 1000, ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   CHECK(Outcome(parked) == Outcome(whole));
 }
 

@@ -157,7 +157,7 @@ TEST_CASE("backfill: a try for the first of a class of parked jobs holds back it
   CHECK(told.count("default/b") == 0);  // as allocate told it the session before
   CHECK(told.count("default/c") == 0);
   const CycleResult parked = run(ClusterCache::Layout::kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   std::map<std::string, std::string> told_parked;
   for (const CycleResult::JobUpdate& u : parked.job_updates) told_parked[u.job] = u.message();
   CHECK(told_parked == told);

@@ -173,7 +173,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   auto run_parked = [&](Millis now) { return RunLaidOut(b, memo, now, kLeaveOutParked); };
   // Nothing changed: a is told what it reported, and so are b and c.
   CycleResult same = run_parked(1000);
-  CHECK_FALSE(same.needs_parked_jobs);
+  CHECK_FALSE(same.needs_parked_jobs());
   CHECK(same.job_updates.empty());
   // held is gone: a is told another reason, and b and c are told it too, in key order.
   b.cache().DeletePod("default", "held-w-0");
@@ -191,7 +191,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   // for the same reason before and after, so the session goes on without it.
   b.Job("other", {.queue = "open", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   CycleResult admitted = run_parked(3000);
-  CHECK_FALSE(admitted.needs_parked_jobs);
+  CHECK_FALSE(admitted.needs_parked_jobs());
   REQUIRE(admitted.job_updates.size() == 1);
   CHECK(admitted.job_updates[0].job == "default/other");
   CHECK(admitted.job_updates[0].phase == PodGroupPhase::kInqueue);
@@ -200,11 +200,23 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
   // session goes on, and tells what a session over every job tells.
   b.Job("small", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   CycleResult after = run_parked(4000);
-  CHECK_FALSE(after.needs_parked_jobs);
+  CHECK_FALSE(after.needs_parked_jobs());
   const std::vector<std::string> told_after = Updates(after);
   CHECK(told_after == Updates(RunLaidOut(b, memo, 4000, kEveryJob)));
   CHECK(std::any_of(told_after.begin(), told_after.end(),
                     [](const std::string& line) { return line.starts_with("default/small Inqueue"); }));
+}
+
+// Queue capped (cpu 6) holding 2 cpu, and Pending jobs a, b, c, x, d arriving in that order,
+// each asking 5 cpu but x, which asks 8 until a test makes it ask less.
+void AddCappedQueueWithLateJob(ClusterBuilder& b) {
+  b.Node("n1", "cpu=16");
+  b.Queue("capped", 1, "cpu=6");
+  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("held-w-0", "n1");
+  for (const char* name : {"a", "b", "c", "x", "d"}) {
+    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "x" ? "cpu=8" : "cpu=5"}}, .phase = kPending});
+  }
 }
 
 // A job admitted between the class's jobs in job order changes what the later ones are told:
@@ -212,14 +224,7 @@ TEST_CASE("enqueue: jobs refused as an alike one was may be parked; a session th
 // every job, deciding nothing.
 TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job between them in job order is admitted") {
   ClusterBuilder b;
-  b.Node("n1", "cpu=16");
-  b.Queue("capped", 1, "cpu=6");
-  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
-  b.Running("held-w-0", "n1");
-  // Arrival order a, b, c, x, d: x asks too much until it asks less.
-  for (const char* name : {"a", "b", "c", "x", "d"}) {
-    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "x" ? "cpu=8" : "cpu=5"}}, .phase = kPending});
-  }
+  AddCappedQueueWithLateJob(b);
   WaitMemo memo;
   SessionOutcome first;
   REQUIRE(testing::RunParkingSession(b, kEnqueueOnly, memo, &first) == testing::ParkableClasses{{0, {1, 2, 3}}});
@@ -227,7 +232,7 @@ TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job betwe
   b.cache().ParkJobs(0, {1, 2, 3});  // a, b, c, d by key: a stays, b stands for c and d
   b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   const CycleResult stopped = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK(stopped.needs_parked_jobs);
+  CHECK(stopped.needs_parked_jobs());
   CHECK(stopped.job_updates.empty());
   CHECK(stopped.parkable.empty());
   // What it took is kept: the owner counts it in the session's time.
@@ -244,15 +249,8 @@ TEST_CASE("enqueue: a session that leaves parked jobs out stops when a job betwe
 // decides.
 TEST_CASE("enqueue: a session stopped for parked jobs names their class, and goes on with that class alone back") {
   ClusterBuilder b;
-  b.Node("n1", "cpu=16");
-  b.Queue("capped", 1, "cpu=6");
+  AddCappedQueueWithLateJob(b);
   b.Queue("tight", 1, "cpu=1");
-  b.Job("held", {.queue = "capped", .tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
-  b.Running("held-w-0", "n1");
-  // Arrival order a, b, c, x, d: x asks too much until it asks less.
-  for (const char* name : {"a", "b", "c", "x", "d"}) {
-    b.Job(name, {.queue = "capped", .tasks = {{"w", 1, std::string(name) == "x" ? "cpu=8" : "cpu=5"}}, .phase = kPending});
-  }
   // p, q, r and s: refused by their queue's capability whatever happens in the other queue.
   for (const char* name : {"p", "q", "r", "s"}) {
     b.Job(name, {.queue = "tight", .tasks = {{"w", 1, "cpu=2"}}, .phase = kPending});
@@ -267,12 +265,12 @@ TEST_CASE("enqueue: a session stopped for parked jobs names their class, and goe
   b.cache().ParkJobs(5, {6, 7, 8});  // class 1: p stays, q stands for r and s
   b.Job("x", {.queue = "capped", .tasks = {{"w", 1, "cpu=1"}}, .phase = kPending});
   const CycleResult stopped = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  REQUIRE(stopped.needs_parked_jobs);
+  REQUIRE(stopped.needs_parked_jobs());
   CHECK(stopped.parked_classes_needed == std::vector<int32_t>{0});
   b.cache().UnparkClasses(stopped.parked_classes_needed);
   REQUIRE(b.cache().AnyParked());  // r and s
   const CycleResult again = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK_FALSE(again.needs_parked_jobs);
+  CHECK_FALSE(again.needs_parked_jobs());
   CHECK(Updates(again) == Updates(RunLaidOut(b, memo, 1000, kEveryJob)));
   CHECK(Updates(again) ==
         std::vector<std::string>{"default/d Pending: queue capped: capability cpu 6, allocated 3, needs 5",
@@ -306,7 +304,7 @@ TEST_CASE("enqueue: the first of a class of parked jobs is admitted without the 
                              "default/c Pending: queue capped: capability cpu 5, allocated 4, needs 4",
                              "default/d Pending: queue capped: capability cpu 5, allocated 4, needs 4"});
   const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   CHECK(Updates(parked) == every);
 }
 
@@ -330,7 +328,7 @@ TEST_CASE("enqueue: a class whose queue's turns ended before an admission is tol
   const std::vector<std::string> every = Updates(RunLaidOut(b, memo, 1000, kEveryJob));
   REQUIRE(every == std::vector<std::string>{"default/x Inqueue: 1/1 pods unschedulable: 0 of minAvailable 1 ready"});
   const CycleResult parked = RunLaidOut(b, memo, 1000, kLeaveOutParked);
-  CHECK_FALSE(parked.needs_parked_jobs);
+  CHECK_FALSE(parked.needs_parked_jobs());
   CHECK(Updates(parked) == every);
 }
 

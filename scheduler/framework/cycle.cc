@@ -66,7 +66,6 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
                                  .count();
   };
   if (session->needs_parked_jobs()) {
-    result.needs_parked_jobs = true;
     result.parked_classes_needed = session->ParkedClassesNeeded();
     time_taken();
     if (spent != nullptr) *spent = std::move(*session).TakeCluster();

@@ -52,8 +52,8 @@ struct CycleResult {
   // the classes it needs. Its owner runs it again over a snapshot with those parked classes laid
   // out (ClusterCache::UnparkClasses), or, after a few such runs, with every job
   // (ClusterCache::UnparkAll).
-  bool needs_parked_jobs = false;
   std::vector<int32_t> parked_classes_needed;  // sorted
+  bool needs_parked_jobs() const { return !parked_classes_needed.empty(); }
   // Waiting jobs the owner may park (ClusterCache::ParkJobs), by the snapshot's job ids: each
   // was refused as `representative` was, for what they share alone. Only when the memo says the
   // owner parks jobs (WaitMemo::parks_jobs).

@@ -317,8 +317,8 @@ absl::StatusOr<CycleResult> Simulation::RunCycle() {
   // A stopped session runs again with the classes it needed laid out; a few times at most, as
   // each run may find more, and then over every job (which never stops).
   constexpr int kClassReruns = 3;
-  if (result.needs_parked_jobs) ++rerun_sessions_;
-  for (int rerun = 0; result.needs_parked_jobs; ++rerun) {
+  if (result.needs_parked_jobs()) ++rerun_sessions_;
+  for (int rerun = 0; result.needs_parked_jobs(); ++rerun) {
     const CycleResult stopped = std::move(result);
     if (rerun < kClassReruns) {
       cache_.UnparkClasses(stopped.parked_classes_needed);

@@ -230,7 +230,7 @@ int SecondSessionMain(const SecondSessionCluster& cluster, int repeat, const std
         }
         auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &memo,
                                          parked ? &spent_parked : &spent);
-        if (!result.ok() || !result->needs_parked_jobs) return result;
+        if (!result.ok() || !result->needs_parked_jobs()) return result;
         cache.UnparkAll();
         return RunSchedulingCycle(cache.Snapshot(now, std::move(spent)), *config, BuiltinRegistry(), &memo, &spent);
       };
