@@ -28,8 +28,9 @@ KeptCapacity KeepCapacityForStarvingJobs(Session& session, const std::vector<boo
   // Jobs of one queue share a victim order (as in preempt-elastic-workers), kept current as each
   // plan takes its victims: the plans stay applied, as if committed, until the end.
   const auto order_key = ElasticWorkersOrderKey(session);
+  // Shared by the passes of a run: one that stopped at a fit kept no plan (PassInJobOrder).
+  VictimOrderCache orders;
   auto pass = [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
-    VictimOrderCache orders;
     for (JobId id : jobs) {
       if (orders.FailsAsItsClass(session, id)) continue;  // most of a backlog
       const JobInfo& job = session.job(id);

@@ -21,11 +21,11 @@
 namespace lahar {
 namespace {
 
-// RelieveStarvingJobs' pass over `starving` (see PassInJobOrder).
+// RelieveStarvingJobs' pass over `starving` (see PassInJobOrder), with the orders of the run.
 StarvingPass RelieveEach(Session& session, std::string_view action, const StarvingJobHandler& handler,
-                         const std::vector<JobId>& starving, const std::vector<bool>& scalable, bool stop_at_fit) {
+                         const std::vector<JobId>& starving, const std::vector<bool>& scalable, bool stop_at_fit,
+                         VictimOrderCache& orders) {
   bool any_fit = false;
-  VictimOrderCache orders;
   for (JobId id : starving) {
     const JobInfo& job = session.job(id);
     if (orders.FailsAsItsClass(session, id)) {  // most of a backlog, once one of its class failed
@@ -229,10 +229,13 @@ bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const 
 
 void RelieveStarvingJobs(Session& session, std::string_view action, const StarvingJobHandler& handler) {
   const std::vector<bool> scalable = ScalableJobs(session);
+  // One cache for both passes of a run (PassInJobOrder): a pass that stopped at a fit kept no
+  // plan, so the next starts from the state its orders and failures were found in.
+  VictimOrderCache orders;
   PlanUnlessFruitless(
       session, action, scalable,
       [&](const std::vector<JobId>& jobs, bool stop_at_fit) {
-        return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit);
+        return RelieveEach(session, action, handler, jobs, scalable, stop_at_fit, orders);
       },
       handler.run_class);
 }

@@ -172,6 +172,8 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
   std::shared_ptr<WorkerHoldings>& memo = session.memos().worker_holdings;
   if (memo == nullptr) memo = std::make_shared<WorkerHoldings>();
   WorkerHoldings& holdings = *memo;
+  // The plans of a backlog that fail untouched ask it again and again in one state.
+  if (holdings.state_version == session.state_version()) return holdings;
   if (holdings.per_node.size() != session.cluster().nodes.size()) holdings.per_node.resize(session.cluster().nodes.size());
   if (holdings.part_of.size() != session.cluster().jobs.size()) {
     holdings.part_of.assign(session.cluster().jobs.size(), -1);
@@ -204,6 +206,7 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
     }
     part.version = version;
   }
+  holdings.state_version = session.state_version();
   return holdings;
 }
 

@@ -128,6 +128,7 @@ struct WorkerHoldings {
   };
   std::vector<Part> parts;       // of the live jobs counted so far
   std::vector<int32_t> part_of;  // per job id: its index in parts, or -1
+  uint64_t state_version = UINT64_MAX;  // Session::state_version() when last brought up to date
 };
 
 // The session's WorkerHoldings, brought up to its state.
