@@ -122,6 +122,9 @@ struct JobInfo {
   std::string name;
   std::string uid;
   std::map<std::string, int32_t, std::less<>> min_task_member;
+  // Every role of min_task_member has at least that many tasks, whatever their states (set by
+  // the cache with the tasks): then only failed tasks can leave a role short. False: not known.
+  bool roles_have_min_tasks = false;
   std::string priority_class_name;
   int64_t creation_timestamp = 0;
   Millis cooldown_override = -1;  // lahar.sh/elastic-cooldown, -1 when unset

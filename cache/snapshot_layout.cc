@@ -544,6 +544,13 @@ void ClusterCache::RebuildBlock(const std::string& key, JobBlock& block) const {
   }
   // Counted once per change of the job, not per snapshot.
   for (const TaskInfo& task : block.tasks) CountTask(task, +1, job);
+  std::vector<int32_t> per_role(job.min_task_member.size(), 0);
+  for (const TaskInfo& task : block.tasks) {
+    if (task.role_index != kNoRoleMinimum) ++per_role[static_cast<size_t>(task.role_index)];
+  }
+  size_t role = 0;
+  job.roles_have_min_tasks = true;
+  for (const auto& [name, min] : job.min_task_member) job.roles_have_min_tasks &= per_role[role++] >= min;
 }
 
 void ClusterCache::NodeHeld::Count(const Resources& request, const Resources& limit, bool releasing_pod, int sign) {

@@ -89,6 +89,8 @@ std::optional<WaitReason> GangInvalidReason(const JobInfo& job, const std::vecto
     return not_enough(StrCat("NotEnoughPods: ", valid, "/", job.min_available, " pods, minAvailable ", job.min_available));
   }
   if (job.min_task_member.empty()) return std::nullopt;  // most jobs: no role to count
+  // Every task valid: each role counts all its tasks, which the cache found enough.
+  if (job.roles_have_min_tasks && job.Count(TaskStatus::kFailed) == 0) return std::nullopt;
   const PerRole per_role = CountPerRole(job, tasks, Valid);
   size_t i = 0;
   for (const auto& [role, min] : job.min_task_member) {

@@ -65,6 +65,21 @@ TEST_CASE("a job missing pods of a minTaskMember role is invalid") {
   CHECK(WaitReasonText(s->JobInvalidReason(s.job("default/job")).value()) == "NotEnoughPods: 0/1 pods of role ps, minTaskMember 1");
 }
 
+TEST_CASE("a failed pod leaves its role short even when the job has minMember valid pods") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=16Gi");
+  b.Job("job", {.min = 2,
+                .tasks = {{"ps", 1, "cpu=1"}, {"worker", 2, "cpu=1"}},
+                .min_task_member = {{"ps", 1}, {"worker", 1}}});
+  b.Job("whole", {.min = 2,
+                  .tasks = {{"ps", 1, "cpu=1"}, {"worker", 2, "cpu=1"}},
+                  .min_task_member = {{"ps", 1}, {"worker", 1}}});
+  MarkFailed(b, "default/job-ps-0");
+  TestSession s(b);
+  CHECK(WaitReasonText(s->JobInvalidReason(s.job("default/job")).value()) == "NotEnoughPods: 0/1 pods of role ps, minTaskMember 1");
+  CHECK(s->JobInvalidReason(s.job("default/whole")) == std::nullopt);
+}
+
 TEST_CASE("a job is ready once minMember of its tasks are placed") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8,memory=16Gi");
