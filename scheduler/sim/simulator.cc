@@ -316,11 +316,10 @@ absl::StatusOr<CycleResult> Simulation::RunCycle() {
   ASSIGN_OR_RETURN(CycleResult result, run_parked());
   // A stopped session runs again with the classes it needed laid out; a few times at most, as
   // each run may find more, and then over every job (which never stops).
-  constexpr int kClassReruns = 3;
   if (result.needs_parked_jobs()) ++rerun_sessions_;
   for (int rerun = 0; result.needs_parked_jobs(); ++rerun) {
     const CycleResult stopped = std::move(result);
-    if (rerun < kClassReruns) {
+    if (rerun < options_.class_reruns) {
       cache_.UnparkClasses(stopped.parked_classes_needed);
     } else {
       cache_.UnparkAll();

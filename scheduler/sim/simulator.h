@@ -37,6 +37,9 @@ struct SimOptions {
   // Sessions skip work that cannot turn out differently from the last time (WaitMemo). Off,
   // every session tries everything: the events are the same.
   bool skip_unchanged = true;
+  // A session stopped for parked classes (ClusterCache::ParkJobs) runs again with only those
+  // classes back at most this many times, then over every job. Any count gives the same events.
+  int class_reruns = 3;
   std::string config_label = "default";
   // Called about once a second of wall time while the run goes on (never in tests' short runs);
   // what it shows never feeds back into the simulation.

@@ -451,6 +451,34 @@ std::string AsJson(const std::string& yaml) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
+TEST_CASE("a session stopped for parked classes decides the same however often it runs again with classes back") {
+  for (const char* file : {"topology.yaml", "traces/philly-200.yaml"}) {
+    INFO(file);
+    std::ifstream in(std::string(LAHAR_EXAMPLES_DIR) + "/" + file);
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto input = LoadSimInput(text.str(), file);
+    REQUIRE(input.ok());
+    const SchedulerConfig config = testing::MustParseConfig(DefaultSchedulerConfigYaml());
+    auto run_with = [&](int class_reruns, bool skip_unchanged) {
+      SimOptions options;
+      options.until = 48 * 3600 * 1000;
+      options.class_reruns = class_reruns;
+      options.skip_unchanged = skip_unchanged;
+      auto run = RunSimulation(*input, config, BuiltinRegistry(), options);
+      REQUIRE(run.ok());
+      return std::move(*run);
+    };
+    const SimRun classes_back = run_with(3, true);
+    REQUIRE(classes_back.figures.rerun_sessions > 0);  // the runs again happen
+    const SimRun every_job_back = run_with(0, true);   // straight to every job
+    const SimRun nothing_skipped = run_with(3, false);
+    CHECK(every_job_back.events_jsonl == classes_back.events_jsonl);
+    CHECK(nothing_skipped.events_jsonl == classes_back.events_jsonl);
+  }
+}
+
 TEST_CASE("every bundled example scenario written as JSON simulates to byte-identical events") {
   for (const char* file : {"departments-elastic.yaml", "departments-quotas.yaml", "dlrover-speedup.yaml",
                            "paddle-fulfillment.yaml", "traces/philly-200.yaml"}) {
