@@ -27,160 +27,16 @@
 #include "api/cluster_info.h"
 #include "api/wait_reason.h"
 #include "scheduler/framework/config.h"
+#include "scheduler/framework/decisions.h"
 #include "scheduler/framework/free_index.h"
+#include "scheduler/framework/hooks.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/placement.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/framework/session_memos.h"
 #include "scheduler/framework/wait_memo.h"
 
 namespace lahar {
-
-class HoldingsByPriority;  // job_rules.h
-namespace victims_internal {
-struct WorkerHoldings;  // victim_order.h
-}  // namespace victims_internal
-
-// Why a task does not fit a node. `detail` points into stable storage (a taint key, a label),
-// so building a FitResult never allocates.
-enum class FitCode : uint8_t {
-  kFit,
-  kInsufficientResource,  // detail: resource name
-  kTooManyPods,
-  kNodeUnschedulable,
-  kNodeNotReady,
-  kNodeSelectorMismatch,
-  kNodeAffinityMismatch,
-  kUntoleratedTaint,      // detail: the taint
-  kElasticLimit,          // elastic workers: no room after pod limits
-  // The pod has scheduling gates: a refusal of the pod itself, the same on every node, which
-  // explanations put before any node's shortage (FitErrors::gated).
-  kSchedulingGated,
-  kOther,
-};
-
-struct FitResult {
-  FitCode code = FitCode::kFit;
-  std::string_view detail;
-  bool ok() const { return code == FitCode::kFit; }
-};
-
-// Counts of fit failures over nodes, for messages like
-// "5 nodes have too little nvidia.com/gpu, 2 nodes have taint dedicated=infra".
-class FitErrors {
- public:
-  void Add(const FitResult& result);
-  // Node count per refusal, most common first (equal counts by text, so reasons are stable).
-  std::vector<std::pair<std::string, int32_t>> Counts() const;
-  // A node had too little of `resource` for a pod asking `need` of it: counted as the refusal
-  // "too little <resource>", made into text only by Counts (a full scan adds one per node).
-  void AddTooLittle(ResourceId resource, int64_t need);
-  // The resource the most nodes had too little of (ties to the lower id), with the pod's need.
-  std::optional<ResourceShortage> MostShort() const;
-  bool empty() const { return counts_.empty() && too_little_.empty(); }
-  // The pod was refused for its scheduling gates: no node takes it, whatever the nodes hold.
-  // Callers then explain the job with SchedulingGatesReason.
-  bool gated() const { return gated_; }
-
- private:
-  std::map<std::string, int> counts_;  // refusals other than AddTooLittle's, by text
-  // By resource id: the nodes with too little of it, and the pod's need.
-  std::vector<std::pair<int32_t, int64_t>> too_little_;
-  bool gated_ = false;
-};
-
-
-// Votes of the pipelined / enqueueable hooks.
-inline constexpr int kPermit = 1;
-inline constexpr int kAbstain = 0;
-inline constexpr int kReject = -1;
-
-using JobCompareFn = std::function<int(const JobInfo&, const JobInfo&)>;  // <0: left first
-using QueueCompareFn = std::function<int(const QueueInfo&, const QueueInfo&)>;
-using TaskCompareFn = std::function<int(const TaskInfo&, const TaskInfo&)>;
-using PredicateFn = std::function<FitResult(const TaskInfo&, const NodeInfo&)>;
-using NodeScoreFn = std::function<double(const TaskInfo&, const NodeInfo&)>;
-using JobTestFn = std::function<bool(const JobInfo&)>;
-using JobVoteFn = std::function<int(const JobInfo&)>;
-using JobCountFn = std::function<int32_t(const JobInfo&)>;
-using JobValidFn = std::function<std::optional<WaitReason>(const JobInfo&)>;  // why, if invalid
-using QueueTestFn = std::function<bool(const QueueInfo&)>;
-// Per queue: whether it would be Overused once every queue q's own jobs held `growth[q]` more.
-using QueueGrowthTestFn = std::function<std::vector<bool>(const std::vector<Resources>& growth)>;
-using AllocatableFn = std::function<bool(const QueueInfo&, const TaskInfo&)>;
-// Why the cluster cannot take a job being admitted (kind `admission`), or nullopt when it can;
-// `need` is what admitting it asks (AdmissionRequest).
-using ClusterAdmissionFn = std::function<std::optional<WaitReason>(const JobInfo& job, const Resources& need)>;
-// Which queue rule a QueueLimitFn explains: admitting the job (the JobEnqueueable vote),
-// placing `request` more of it (Allocatable), or its queue being Overused.
-enum class QueueCheck { kAdmit, kAllocate, kOverused };
-// Why the job's queue refused it under `check` (kind `queue-limit`), or nullopt when the
-// plugin's rule passes; the plugin that refused explains with the same rule it voted by.
-using QueueLimitFn = std::function<std::optional<WaitReason>(QueueCheck check, const JobInfo& job, const Resources& request)>;
-using JobEnqueuedFn = std::function<void(const JobInfo& job, const Resources& need)>;
-// Whether a hook that judges admission answers for this job from its admission facts alone:
-// its queue, priority, phase, minResources and the request admission judges (AdmissionRequest).
-// Two jobs it says so of, alike in those facts, get the same answer in the same session state
-// (Session::state_version), so enqueue judges the second by the first. Unset: every job is
-// judged on its own.
-using AdmissionFactsFn = std::function<bool(const JobInfo&)>;
-// Whether a job-order hook compares this job equal to every job of its priority that it says so
-// of, while both wait holding nothing. Jobs that every hook ties keep the session's own order
-// among them (creation time, then arrival, then key), which the simulator's parked jobs follow
-// (ClusterCache::ParkJobs). Unset: the hook may tell any two jobs apart.
-using JobOrderTiesFn = std::function<bool(const JobInfo&)>;
-// Returns the subset of `candidates` the plugin allows to be evicted for `preemptor`.
-using VictimsFn =
-    std::function<std::vector<TaskId>(const TaskInfo& preemptor, const std::vector<TaskId>& candidates)>;
-
-// Network-topology placement (spec 3.3): the domains (node sets) where a job's min may be placed
-// whole, in the order to try them. A hook answers for jobs it has an opinion on.
-struct DomainCandidates {
-  // The next domain to try (sorted node ids), or nullptr when there is none left. Lazy, so that
-  // a job placed in its first domain costs one lookup, not a pass over every domain. The
-  // domains it walks must not change between calls (no placements outside the tries).
-  std::function<const std::vector<NodeId>*()> next = []() -> const std::vector<NodeId>* { return nullptr; };
-  bool anywhere_after = false;                       // none holds it: place it anywhere (soft)
-  bool confine = false;  // hard: the job's later pods stay in the domain that took its min
-  // Why the job waits when no domain holds it (hard); called only then.
-  std::function<WaitReason()> none_fits;
-};
-// `for_eviction`: the domains where evictions could make room (not only those with room now).
-using JobDomainsFn = std::function<std::optional<DomainCandidates>(const JobInfo& job, bool for_eviction)>;
-
-// Called when a task starts (allocate, pipeline) or stops (evict, discard) taking resources,
-// so plugins like drf and proportion keep their shares current within the session.
-struct EventHandler {
-  std::function<void(const TaskInfo&)> on_allocate;
-  std::function<void(const TaskInfo&)> on_deallocate;
-};
-
-// What a session decided, applied by the caller (the simulator or the daemon) after Close().
-struct Binding {
-  TaskId task;
-  NodeId node;
-};
-struct Eviction {
-  TaskId task;
-  std::string reason;
-};
-struct JobStatusUpdate {
-  JobId job;
-  PodGroupPhase phase;
-  std::optional<WaitReason> waiting;  // why the job waits, when it does
-  bool scaled = false;  // elastic worker count changed this session: restarts the cooldown
-};
-
-// Where a task may go: onto idle resources (allocate) or onto resources being released
-// (pipeline, after evictions).
-enum class Placement { kIdle, kFutureIdle };
-
-struct NodeSearchOptions {
-  // kube-scheduler's adaptive sampling: score at least min_nodes_to_find feasible nodes, and
-  // at least percentage of the cluster (0 = adaptive 50 - nodes/125, floored at
-  // min_percentage). Small clusters are always searched exhaustively.
-  int min_nodes_to_find = 100;
-  int min_percentage = 5;
-  int percentage = 0;
-};
 
 class Session {
  public:
@@ -287,40 +143,8 @@ class Session {
   // Statement::Discard, after undoing a run of changes no other change interleaved with: the
   // state and the touched jobs are as they were at these versions.
   void RestoreVersions(uint64_t state, const std::vector<std::pair<JobId, uint64_t>>& jobs);
-  // Results derived from the session's state, kept while the state they were made from holds
-  // (several actions ask for them; job_rules.cc and victims.cc keep them).
-  struct Memos {
-    struct PerVersion {
-      uint64_t version = UINT64_MAX;
-      std::vector<TaskId> ids;
-      std::optional<uint64_t> shapes;  // reach_min only: MinShapesHash
-    };
-    PerVersion starving_jobs;         // StarvingJobIds, by state_version()
-    PerVersion starving_in_order;     // StarvingJobs, by state_version()
-    uint64_t starving_classes_version = UINT64_MAX;
-    std::vector<int32_t> starving_class_of;  // StarvingClassOf, by state_version()
-    // Per job, by job_tasks_version(), sized when first asked (many sessions ask for none):
-    std::vector<PerVersion> reach_min;        // TasksToReachMin
-    std::vector<PerVersion> elastic_workers;  // ElasticWorkers
-    std::vector<std::pair<uint64_t, bool>> valid;  // JobValid per job: (job_tasks_version(), valid)
-    // ScalableJobs, by state_version() and job_changes() (a scale time is not undone with the
-    // tasks a statement discards).
-    uint64_t scalable_version = UINT64_MAX;
-    uint64_t scalable_job_changes = UINT64_MAX;
-    std::vector<bool> scalable;
-    // FreeCapacity, and each node's part of it by node_version(): only nodes changed since are
-    // counted again.
-    Resources free_capacity;
-    std::vector<Resources> free_per_node;
-    std::vector<uint64_t> free_node_versions;
-    // HoldingsByPriority::Of, by state_version().
-    std::shared_ptr<const HoldingsByPriority> holdings_by_priority;
-    uint64_t holdings_by_priority_version = UINT64_MAX;
-    uint64_t fingerprint_version = UINT64_MAX;
-    std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
-    // What every live job's elastic workers hold per node, each job's part by job_tasks_version().
-    std::shared_ptr<victims_internal::WorkerHoldings> worker_holdings;
-  };
+  // Results derived from the session's state, kept while that state holds (session_memos.h).
+  using Memos = SessionMemos;
   Memos& memos() const { return memos_; }
   // Names the states of the job's tasks, as state_version() does for the whole.
   uint64_t job_tasks_version(JobId job) const { return job_tasks_version_[job]; }
