@@ -179,9 +179,13 @@ const std::vector<TaskId>* UnplacedMinTasks(const Session& session, const JobInf
 // first, a count cheap enough to pass over a backlog with.
 inline bool MinReadyByCount(const JobInfo& job) { return job.ReadyCount() >= job.min_available; }
 // The job lacks no task of its min, seen from its counts alone: ready and pipelined tasks reach
-// min_available and no role has a minimum of its own (TasksToReachMin is then empty).
+// min_available, and no role has a minimum of its own, or every task is ready or pipelined and
+// every role has its minimum of tasks (TasksToReachMin is then empty).
 inline bool MinHadByCount(const JobInfo& job) {
-  return job.min_task_member.empty() && job.ReadyCount() + job.Count(TaskStatus::kPipelined) >= job.min_available;
+  const int32_t had = job.ReadyCount() + job.Count(TaskStatus::kPipelined);
+  if (had < job.min_available) return false;
+  return job.min_task_member.empty() ||
+         (job.roles_have_min_tasks && had == static_cast<int32_t>(job.tasks.size()));
 }
 
 // The job's min is placed: enough ready tasks overall and per role, and the job-ready hooks

@@ -57,6 +57,27 @@ TEST_CASE("starving jobs and the tasks a job lacks follow task changes, also whe
   CHECK(StarvingJobIds(session).size() == 2);
 }
 
+TEST_CASE("a job with roles starves while a role lacks its minimum, though it has minMember ready") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=16");
+  // Every pod running, every role at its minimum: it lacks nothing.
+  b.Job("full", {.min = 3, .tasks = {{"ps", 1, "cpu=1"}, {"worker", 2, "cpu=1"}},
+                 .min_task_member = {{"ps", 1}, {"worker", 2}}})
+      .Running("full-ps-0", "n1")
+      .Running("full-worker-0", "n1")
+      .Running("full-worker-1", "n1");
+  // Two workers running make minMember 2, but role ps has none of its one.
+  b.Job("short", {.min = 2, .tasks = {{"ps", 1, "cpu=1"}, {"worker", 2, "cpu=1"}},
+                  .min_task_member = {{"ps", 1}, {"worker", 1}}})
+      .Running("short-worker-0", "n1")
+      .Running("short-worker-1", "n1");
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  CHECK(StarvingJobIds(session) == std::vector<JobId>{s.job("default/short").id});
+  CHECK(Names(session, TasksToReachMin(session, s.job("default/short"))) == std::vector<std::string>{"short-ps-0"});
+  CHECK(TasksToReachMin(session, s.job("default/full")).empty());
+}
+
 TEST_CASE("a pending job's tasks to reach min come from the sessions' memory until its objects change") {
   ClusterBuilder b;
   b.Node("n1", "cpu=1");
