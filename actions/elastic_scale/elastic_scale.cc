@@ -117,9 +117,10 @@ class ElasticScaleAction : public Action {
         first_served_on_top);
     for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
       const JobInfo& job = session.job(id);
-      if (!ElasticEligible(session, job) || !session.queue(job.queue).open) continue;
-      if (job.Count(TaskStatus::kPending) == 0 || !scalable[job.id] || kept.gives_up_workers[job.id]) continue;
-      if (!MinPlaced(session, job)) continue;
+      // The counts first: most live jobs have no pending task, or (a backlog) not their min.
+      if (job.Count(TaskStatus::kPending) == 0 || !MinReadyByCount(job)) continue;
+      if (!scalable[job.id] || kept.gives_up_workers[job.id]) continue;
+      if (!ElasticEligible(session, job) || !session.queue(job.queue).open || !MinPlaced(session, job)) continue;
       pending[job.id] =
           TasksInOrder(session, job, [](const TaskInfo& t) { return t.status == TaskStatus::kPending; });
       jobs.push(job.id);
