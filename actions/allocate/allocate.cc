@@ -76,9 +76,8 @@ void Allocator::Run() {
 
   // At the most the turns placed: the refusals that stand for every later turn are known.
   const std::vector<JobId> refused_to_the_end = RefusedToTheEnd();
-  if (const std::vector<int32_t> needed = ParkedClassesNotRefusedAlike(refused_to_the_end); !needed.empty()) {
+  if (session_.NeedParkedClasses(ParkedClassesNotRefusedAlike(refused_to_the_end))) {
     for (auto it = held_.rbegin(); it != held_.rend(); ++it) (*it)->Discard();
-    for (int32_t c : needed) session_.NeedParkedClass(c);
     return;
   }
   NoteRefusedToTheEnd(refused_to_the_end);

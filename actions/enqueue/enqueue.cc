@@ -197,17 +197,17 @@ class EnqueueAction : public Action {
     // The turns take every waiting job: parked ones are left out only while their classes are
     // refused alike in every state the turns pass through (ParkedClasses).
     ParkedClasses parked(session);
-    if (NeedBack(session, parked.NotAlikeInThisState(session, headroom, alike))) return;
+    if (session.NeedParkedClasses(parked.NotAlikeInThisState(session, headroom, alike))) return;
     QueueTurns turns(session, "enqueue", std::move(jobs_of));
     QueueId q = kNoId;
     while (turns.NextQueue(q)) {
       const uint64_t state = session.state_version();
       const JobInfo& job = session.job(turns.TakeJob(q));
       parked.PassedBy(session, job);
-      if (NeedBack(session, parked.TurnOf(session, job, headroom, alike))) return;
+      if (session.NeedParkedClasses(parked.TurnOf(session, job, headroom, alike))) return;
       Consider(session, job, headroom, alike);
       if (session.state_version() != state &&
-          NeedBack(session, parked.NotAlikeInThisState(session, headroom, alike))) {
+          session.NeedParkedClasses(parked.NotAlikeInThisState(session, headroom, alike))) {
         return;
       }
       if (turns.Remaining(q).empty() && session.state_version() == state) parked.QueueDone(q);
@@ -216,12 +216,6 @@ class EnqueueAction : public Action {
   }
 
  private:
-  // Stops the session for the parked classes its turns would judge otherwise (none: it goes on).
-  static bool NeedBack(Session& session, const std::vector<int32_t>& parked_classes) {
-    for (int32_t c : parked_classes) session.NeedParkedClass(c);
-    return !parked_classes.empty();
-  }
-
   // Why a job is refused: as alike jobs are, or for reasons of its own. Neither: admitted.
   struct Refusal {
     Session::SharedWaitReason* shared = nullptr;

@@ -350,6 +350,11 @@ class Session {
   // it again with that class's jobs laid out (`parked_class` indexes
   // ClusterSnapshot::parked_representatives).
   void NeedParkedClass(int32_t parked_class) { parked_classes_needed_.push_back(parked_class); }
+  // The same for each of `parked_classes`; whether there were any (the action then returns).
+  bool NeedParkedClasses(const std::vector<int32_t>& parked_classes) {
+    parked_classes_needed_.insert(parked_classes_needed_.end(), parked_classes.begin(), parked_classes.end());
+    return !parked_classes.empty();
+  }
   bool needs_parked_jobs() const { return !parked_classes_needed_.empty(); }
   // The classes needed back, sorted.
   std::vector<int32_t> ParkedClassesNeeded() const;

@@ -19,6 +19,7 @@
 #include "rapidjson/stringbuffer.h"
 #include "rapidjson/writer.h"
 #include "scheduler/framework/wait_memo.h"
+#include "scheduler/sim/cycle_runner.h"
 #include "scheduler/sim/simulator.h"
 #include "scheduler/sim/summary.h"
 
@@ -89,7 +90,8 @@ class Simulation {
   Simulation(const SimInput& input, const SchedulerConfig& config, const Registry& registry,
              const SimOptions& options)
       : input_(input), config_(config), registry_(registry), options_(options),
-        cache_(CacheOptions{{"lahar", "volcano"}, "default"}), wait_memo_(options.skip_unchanged) {
+        cache_(CacheOptions{{"lahar", "volcano"}, "default"}), wait_memo_(options.skip_unchanged),
+        cycles_(options.class_reruns) {
     // Sessions leave out the waiting jobs they refuse alike (ClusterCache::ParkJobs), unless a
     // caller reads each session's snapshot, which must then hold every job.
     wait_memo_.set_parks_jobs(!options_.on_session);
@@ -106,9 +108,6 @@ class Simulation {
   bool IsStale(const TimelineEntry& e) const;
   absl::Status Process(const TimelineEntry& e);
   absl::Status RunSession();
-  // The session's cycle: over the jobs not parked when some are, again with the parked classes
-  // it needs back when it stops for them, else over every job.
-  absl::StatusOr<CycleResult> RunCycle();
 
   absl::Status Submit(size_t job);
   static int64_t MinGpus(const JobState& job);  // of its spec
@@ -165,9 +164,7 @@ class Simulation {
   const SimOptions& options_;
   ClusterCache cache_;
   WaitMemo wait_memo_;  // carried from session to session
-  ClusterSnapshot spent_snapshot_;  // the last session's, whose storage the next one reuses
-  ClusterSnapshot spent_parked_snapshot_;  // the same, of the layout that leaves parked jobs out
-  int64_t parked_sessions_ = 0, rerun_sessions_ = 0;  // SimFigures'
+  CycleRunner cycles_;  // the sessions' cycles, their spent snapshots and SimFigures' counts
   // The cache's topology (null without HyperNodes), with topology_node_ids_ refreshed whenever
   // the cache rebuilt it.
   const Topology* CurrentTopology();

@@ -247,9 +247,9 @@ void Simulation::CountFreeDomains() {
 
 absl::Status Simulation::RunSession() {
   CountFreeDomains();
-  ASSIGN_OR_RETURN(CycleResult result, RunCycle());
+  ASSIGN_OR_RETURN(CycleResult result, cycles_.Run(cache_, now_, config_, registry_, &wait_memo_));
   ++sessions_;
-  if (options_.on_session) options_.on_session(spent_snapshot_, result, now_);
+  if (options_.on_session) options_.on_session(cycles_.last_every_job(), result, now_);
   session_micros_.push_back(static_cast<double>(result.duration_micros));
   for (const auto& [action, micros] : result.action_micros) action_micros_[action].push_back(static_cast<double>(micros));
   bool changed = false;
@@ -300,45 +300,6 @@ absl::Status Simulation::RunSession() {
   if (!options_.explain_job.empty()) last_queues_ = std::move(result.queues);
   for (const CycleResult::Parkable& p : result.parkable) cache_.ParkJobs(p.representative, p.members);
   return absl::OkStatus();
-}
-
-absl::StatusOr<CycleResult> Simulation::RunCycle() {
-  if (!cache_.AnyParked()) {
-    return RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_, registry_, &wait_memo_,
-                              &spent_snapshot_);
-  }
-  ++parked_sessions_;
-  auto run_parked = [&] {
-    return RunSchedulingCycle(
-        cache_.Snapshot(now_, std::move(spent_parked_snapshot_), ClusterCache::Layout::kLeaveOutParked), config_,
-        registry_, &wait_memo_, &spent_parked_snapshot_);
-  };
-  ASSIGN_OR_RETURN(CycleResult result, run_parked());
-  // A stopped session runs again with the classes it needed laid out; a few times at most, as
-  // each run may find more, and then over every job (which never stops).
-  if (result.needs_parked_jobs()) ++rerun_sessions_;
-  for (int rerun = 0; result.needs_parked_jobs(); ++rerun) {
-    const CycleResult stopped = std::move(result);
-    if (rerun < options_.class_reruns) {
-      cache_.UnparkClasses(stopped.parked_classes_needed);
-    } else {
-      cache_.UnparkAll();
-    }
-    if (cache_.AnyParked()) {
-      ASSIGN_OR_RETURN(result, run_parked());
-    } else {
-      ASSIGN_OR_RETURN(result, RunSchedulingCycle(cache_.Snapshot(now_, std::move(spent_snapshot_)), config_,
-                                                  registry_, &wait_memo_, &spent_snapshot_));
-    }
-    // The session's time is every run's: the stopped ones' actions count in theirs.
-    result.duration_micros += stopped.duration_micros;
-    for (const std::pair<std::string, int64_t>& action : stopped.action_micros) {
-      auto same = std::find_if(result.action_micros.begin(), result.action_micros.end(),
-                               [&action](const auto& entry) { return entry.first == action.first; });
-      if (same != result.action_micros.end()) same->second += action.second;
-    }
-  }
-  return result;
 }
 
 std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {
@@ -541,8 +502,8 @@ RunRecord Simulation::TakeRecord() {
   record.sessions = sessions_;
   record.skipped_runs = wait_memo_.skipped();
   record.tried_runs = wait_memo_.tried();
-  record.parked_sessions = parked_sessions_;
-  record.rerun_sessions = rerun_sessions_;
+  record.parked_sessions = cycles_.parked_sessions();
+  record.rerun_sessions = cycles_.rerun_sessions();
   record.binds = binds_;
   record.evictions = evictions_;
   record.stalled = stalled_;

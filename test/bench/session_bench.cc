@@ -29,6 +29,7 @@
 #include "scheduler/builtins.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/cycle.h"
+#include "scheduler/sim/cycle_runner.h"
 
 // Timed regions toggle callgrind's collection, so `valgrind --tool=callgrind --collect-atstart=no`
 // counts the timed sessions only (building the cluster is not what is measured).
@@ -214,25 +215,15 @@ int SecondSessionMain(const SecondSessionCluster& cluster, int repeat, const std
       cluster.build(cache);
       WaitMemo memo(memo_enabled);
       memo.set_parks_jobs(true);  // as the simulator does; without the memory nothing is parked
-      // As the simulator and the daemon do: each snapshot is laid over the one the last session
-      // of its layout handed back, which is not freed in the session.
-      ClusterSnapshot spent, spent_parked;
-      // A session as the simulator runs one (Simulation::RunCycle): over the jobs not parked when
-      // some are, and again over every job when that session needs them. The timed part starts
-      // once the first snapshot is laid (`start`, and callgrind's count with the memory).
+      // Sessions as the simulator runs them (CycleRunner). The timed part starts once the first
+      // snapshot is laid (`start`, and callgrind's count with the memory).
+      CycleRunner cycles;
       auto run_session = [&](Millis now, std::chrono::steady_clock::time_point* start) {
-        const bool parked = cache.AnyParked();
-        ClusterSnapshot snapshot = parked ? cache.Snapshot(now, std::move(spent_parked), ClusterCache::Layout::kLeaveOutParked)
-                                          : cache.Snapshot(now, std::move(spent));
-        if (start != nullptr) {
+        return cycles.Run(cache, now, *config, BuiltinRegistry(), &memo, [&] {
+          if (start == nullptr) return;
           *start = std::chrono::steady_clock::now();
           if (memo_enabled) LAHAR_TIMED_REGION();
-        }
-        auto result = RunSchedulingCycle(std::move(snapshot), *config, BuiltinRegistry(), &memo,
-                                         parked ? &spent_parked : &spent);
-        if (!result.ok() || !result->needs_parked_jobs()) return result;
-        cache.UnparkAll();
-        return RunSchedulingCycle(cache.Snapshot(now, std::move(spent)), *config, BuiltinRegistry(), &memo, &spent);
+        });
       };
       // As the simulator and the daemon do: take the reasons and phases a session gave, and park
       // the jobs it says may be.
