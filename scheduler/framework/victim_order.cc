@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <queue>
 #include <tuple>
 
 #include "api/log.h"
@@ -21,6 +20,54 @@ bool Unpreemptable(const Session& session, const TaskInfo& task) {
   const auto& refused = session.cluster().eviction_refused;
   return !refused.empty() && refused.count(task.key()) != 0;
 }
+
+// The first of a set under a strict total order, kept as a tournament: when the first's key
+// changes or it leaves, only its path to the root is played again (one comparison a level,
+// about half what a binary heap's pop and push cost). Which element comes first does not depend
+// on how the set is laid out, so it answers as any heap over the same order would.
+template <typename Less>
+class Tournament {
+ public:
+  Tournament(const std::vector<int32_t>& items, int32_t universe, Less less) : less_(less) {
+    size_t leaves = 1;
+    while (leaves < items.size()) leaves *= 2;
+    leaves_ = leaves;
+    winners_.assign(2 * leaves, kNone);
+    leaf_of_.assign(static_cast<size_t>(universe), 0);
+    for (size_t i = 0; i < items.size(); ++i) {
+      winners_[leaves + i] = items[i];
+      leaf_of_[static_cast<size_t>(items[i])] = leaves + i;
+    }
+    for (size_t n = leaves - 1; n >= 1; --n) winners_[n] = Play(winners_[2 * n], winners_[2 * n + 1]);
+  }
+  bool empty() const { return winners_[1] == kNone; }
+  int32_t top() const { return winners_[1]; }
+  // The first's key changed: where it stands now.
+  void Replay() { Replay(leaf_of_[static_cast<size_t>(top())]); }
+  // The first leaves the set.
+  void Pop() {
+    const size_t leaf = leaf_of_[static_cast<size_t>(top())];
+    winners_[leaf] = kNone;
+    Replay(leaf);
+  }
+
+ private:
+  static constexpr int32_t kNone = -1;
+  // The one of `a` and `b` that comes first (`less` says which comes later, as for a heap).
+  int32_t Play(int32_t a, int32_t b) const {
+    if (a == kNone) return b;
+    if (b == kNone) return a;
+    return less_(a, b) ? b : a;
+  }
+  void Replay(size_t leaf) {
+    for (size_t n = leaf / 2; n >= 1; n /= 2) winners_[n] = Play(winners_[2 * n], winners_[2 * n + 1]);
+  }
+
+  Less less_;
+  size_t leaves_ = 1;
+  std::vector<int32_t> winners_;  // [1, leaves): the winner under each node; [leaves, 2 leaves): the set
+  std::vector<size_t> leaf_of_;   // per item: its leaf
+};
 
 // The job's start: its earliest running pod's start time; a pod not yet started counts as now.
 int64_t StartOf(const Session& session, const JobInfo& job) {
@@ -307,7 +354,6 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     auto less = [&session, &givers](int32_t a, int32_t b) {
       return session.ElasticVictimOrderLess(session.job(givers[b].job), session.job(givers[a].job));
     };
-    using Heap = std::priority_queue<int32_t, std::vector<int32_t>, decltype(less)>;  // first to give up on top
     Statement scratch(session);
     auto take = [&](int32_t index) {
       Giver& giver = givers[index];
@@ -319,28 +365,28 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       ++giver.next;
       return giver.next < static_cast<int32_t>(giver.workers->size());
     };
+    const auto universe = static_cast<int32_t>(givers.size());
     for (int pass = 0; pass < 2; ++pass) {  // outside their cooldown, then (when included) inside
-      Heap overused(less);
-      Heap rest(less);
-      for (int32_t index = 0; index < static_cast<int32_t>(givers.size()); ++index) {
+      std::vector<int32_t> overused_givers;
+      std::vector<int32_t> rest_givers;
+      for (int32_t index = 0; index < universe; ++index) {
         const JobId job = givers[index].job;
         if (scalable[job] != (pass == 0)) continue;
-        (above_share(session.job(job).queue) ? overused : rest).push(index);
+        (above_share(session.job(job).queue) ? overused_givers : rest_givers).push_back(index);
       }
+      // The first to give up its next worker gives it; then it stands where its job now is.
+      Tournament overused(overused_givers, universe, less);
       while (!overused.empty()) {
         const int32_t index = overused.top();
-        overused.pop();
         if (!above_share(session.job(givers[index].job).queue)) {
-          rest.push(index);  // its queue is back within its share: ranked with the others
+          rest_givers.push_back(index);  // its queue is back within its share: ranked with the others
+          overused.Pop();
           continue;
         }
-        if (take(index)) overused.push(index);
+        take(index) ? overused.Replay() : overused.Pop();
       }
-      while (!rest.empty()) {
-        const int32_t index = rest.top();
-        rest.pop();
-        if (take(index)) rest.push(index);
-      }
+      Tournament rest(rest_givers, universe, less);
+      while (!rest.empty()) take(rest.top()) ? rest.Replay() : rest.Pop();
     }
     scratch.Discard();
   }
