@@ -264,13 +264,20 @@ class ElasticPlugin : public Plugin {
     }
     const Resources& elastic = ElasticRequest(job);
     free += elastic;
-    Resources min_part = job.allocated - elastic;  // the placed part of its min
-    if (admitted) {
-      Resources lacking = job.min_resources - min_part;
-      lacking.ClampNegativeToZero();
-      free -= lacking;
+    // Amount by amount, without temporaries: every vote's totals pass over every live job.
+    const Resources& min = job.min_resources;
+    const size_t n = std::max({job.allocated.size(), elastic.size(), min.size()});
+    for (size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<ResourceId>(i);
+      const int64_t min_part = job.allocated.Get(id) - elastic.Get(id);  // the placed part of its min
+      if (!admitted) {
+        committed.Add(id, min_part);
+        continue;
+      }
+      const int64_t lacking = min.Get(id) - min_part;
+      if (lacking > 0) free.Add(id, -lacking);
+      committed.Add(id, std::max(min_part, min.Get(id)));
     }
-    committed += admitted ? min_part.Max(job.min_resources) : min_part;
   }
 
   // An admitted job with nothing placed lacks all of its min and commits all of it (the general
