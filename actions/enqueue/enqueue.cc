@@ -26,15 +26,16 @@ namespace {
 // the configured evicting actions could take for the job (spec 3, enqueue).
 class ClusterHeadroom {
  public:
-  explicit ClusterHeadroom(const Session& session) {
+  explicit ClusterHeadroom(const Session& session) : session_(&session) {
     // Per node: idle, plus what releasing pods will free, minus what is promised to pipelined
     // tasks. A node overcommitted by other schedulers' pods frees nothing (and takes nothing away).
     available_ = FreeCapacity(session);
     // Elastic workers count as reclaimable: preempt-elastic-workers can take them back.
     const SchedulerConfig& config = session.config();
     if (config.HasAction("preempt-elastic-workers")) available_ += ElasticWorkerRequests(session);
-    // preempt: what lower-priority jobs of the same queue hold.
-    if (config.HasAction("preempt")) by_priority_ = HoldingsByPriority::Of(session);
+    // preempt: what lower-priority jobs of the same queue hold (Takeable; enqueue moves no task,
+    // so it is the same state when first read).
+    wants_by_priority_ = config.HasAction("preempt");
     // reclaim: what reclaimable queues hold beyond their deserved share.
     if (config.HasAction("reclaim")) {
       const size_t queues = session.cluster().queues.size();
@@ -72,13 +73,18 @@ class ClusterHeadroom {
  private:
   Resources Takeable(const JobInfo& job) const {
     Resources extra;
-    if (by_priority_) extra += by_priority_->Below(job.queue, job.priority);
+    if (wants_by_priority_) {
+      if (by_priority_ == nullptr) by_priority_ = HoldingsByPriority::Of(*session_);
+      extra += by_priority_->Below(job.queue, job.priority);
+    }
     if (!lent_.empty()) extra += lent_total_ - lent_[job.queue];
     return extra;
   }
 
+  const Session* session_;
   Resources available_;
-  std::shared_ptr<const HoldingsByPriority> by_priority_;
+  bool wants_by_priority_ = false;
+  mutable std::shared_ptr<const HoldingsByPriority> by_priority_;  // when first read
   std::vector<Resources> lent_;                                  // per queue: held beyond deserved
   Resources lent_total_;
 };

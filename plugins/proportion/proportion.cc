@@ -106,8 +106,11 @@ class QueueSharePlugin : public Plugin {
       queues_[session.job(parked.representative).queue].inqueue += promise;
     }
     // With `preempt` configured, what lower-priority jobs of a queue hold is room for a job of
-    // higher priority at admission (spec 3, enqueue).
-    if (session.config().HasAction("preempt")) by_priority_ = HoldingsByPriority::Of(session);
+    // higher priority at admission (spec 3, enqueue), as the session opened: made when first
+    // read, or before a task first moves (most sessions never read it).
+    by_priority_.reset();
+    wants_by_priority_ = session.config().HasAction("preempt");
+    if (wants_by_priority_) session.BeforeNextTaskChange([this] { ByPriority(); });
 
     // Deserved shares top-down: the cluster among the top-level queues, then each parent's
     // deserved among its children, exactly alike.
@@ -398,6 +401,11 @@ class QueueSharePlugin : public Plugin {
     return kPermit;
   }
 
+  const HoldingsByPriority* ByPriority() {
+    if (wants_by_priority_ && by_priority_ == nullptr) by_priority_ = HoldingsByPriority::Of(*session_);
+    return by_priority_.get();
+  }
+
   // The job's minResources on top of what its queue holds and has promised (less what preempt
   // could take from lower priorities) stays within the queue's real capability; else the first
   // resource that would pass it.
@@ -407,7 +415,7 @@ class QueueSharePlugin : public Plugin {
     const QueueState& q = queues_[job.queue];
     // A job already counted must not count twice.
     Resources held = q.allocated + q.inqueue - promised_[job.id];
-    if (by_priority_) held -= by_priority_->Below(job.queue, job.priority);
+    if (const HoldingsByPriority* below = ByPriority()) held -= below->Below(job.queue, job.priority);
     for (size_t i = 0; i < job.min_resources.size(); ++i) {  // in id order, as NonZero() lists them
       const auto id = static_cast<ResourceId>(i);
       const int64_t amount = job.min_resources.Get(id);
@@ -431,7 +439,9 @@ class QueueSharePlugin : public Plugin {
   std::vector<uint8_t> voted_;          // per job: in voted_pending_
   std::vector<JobId> voted_pending_;
   uint64_t synced_job_changes_ = 0;
-  std::shared_ptr<const HoldingsByPriority> by_priority_;  // when preempt runs
+  // Made once per session, when preempt runs (ByPriority).
+  bool wants_by_priority_ = false;
+  std::shared_ptr<const HoldingsByPriority> by_priority_;
 };
 
 }  // namespace

@@ -205,6 +205,38 @@ TEST_CASE("a job is enqueued only when its minResources fit under its queue's ca
   CHECK_FALSE(s->JobEnqueueable(s.job("default/three")));  // 3 + 2 held > 4
 }
 
+TEST_CASE("with preempt configured, what lower priorities held when the session opened counts as room") {
+  // A queue capped at 4 GPUs holds 2 of a low-priority job; a high-priority job asks for 4.
+  auto cluster = [] {
+    ClusterBuilder b;
+    b.Node("n1", "cpu=64,memory=256Gi,nvidia.com/gpu=8");
+    b.Queue("team", 1, "nvidia.com/gpu=4");
+    b.PriorityClass("low", 1).PriorityClass("high", 100);
+    b.Job("low", {.queue = "team", .min = 1, .tasks = {{"worker", 3, "nvidia.com/gpu=1"}}, .priority_class = "low"});
+    b.Running("low-worker-0", "n1").Running("low-worker-1", "n1");
+    b.Job("urgent", {.queue = "team", .min = 4, .tasks = {{"worker", 4, "nvidia.com/gpu=1"}}, .priority_class = "high",
+                     .phase = PodGroupPhase::kPending});
+    return b;
+  };
+  constexpr std::string_view kWithPreempt = R"(
+actions: "enqueue, allocate, preempt"
+tiers:
+- plugins:
+  - name: proportion
+)";
+  {
+    ClusterBuilder b = cluster();
+    TestSession s(b, kWithPreempt);
+    CHECK(s->JobEnqueueable(s.job("default/urgent")));  // 4 + 2 held - 2 below <= 4
+  }
+  // The low job places a third pod before the vote: the queue holds 3, and the room below is
+  // still the 2 it held at the opening (made before that pod moved, though first read after).
+  ClusterBuilder b = cluster();
+  TestSession s(b, kWithPreempt);
+  s->SetTaskStatus(s.task("default/low-worker-2").id, TaskStatus::kAllocated, 0);
+  CHECK_FALSE(s->JobEnqueueable(s.job("default/urgent")));  // 4 + 3 held - 2 below > 4
+}
+
 TEST_CASE("jobs admitted but not yet running count against the capability") {
   ClusterBuilder b = CappedTeam("nvidia.com/gpu=6");
   b.Job("admitted", {.queue = "team", .min = 2, .tasks = {{"worker", 2, "nvidia.com/gpu=1"}}});  // Inqueue

@@ -195,6 +195,9 @@ class Session {
   void AddElasticShedFn(JobCountFn fn);
   void AddElasticPredicateFn(PredicateFn fn);
   void AddEventHandler(EventHandler handler);
+  // Runs `fn` once, just before the session next changes a task's state (never, when it changes
+  // none): a plugin makes what it reads of the state as it is now only when first asked, or then.
+  void BeforeNextTaskChange(std::function<void()> fn);
   void AddJobDomainsFn(JobDomainsFn fn);
   // Refuses to admit a job that its placement rules say can never start (a hard network-topology
   // job no domain could hold even empty); the cluster's and queues' checks come after it.
@@ -426,6 +429,7 @@ class Session {
   std::vector<Hook<JobCountFn>> elastic_shed_;
   std::vector<Hook<PredicateFn>> elastic_predicates_;
   std::vector<EventHandler> event_handlers_;
+  std::vector<std::function<void()>> before_next_task_change_;
   std::vector<Hook<JobDomainsFn>> job_domains_;
   std::vector<Hook<ClusterAdmissionFn>> job_admission_;
   std::vector<const std::vector<NodeId>*> job_scope_;

@@ -127,6 +127,7 @@ void Session::AddElasticGrowFn(JobTestFn fn) { AddHook(elastic_grow_, ExtensionP
 void Session::AddElasticShedFn(JobCountFn fn) { AddHook(elastic_shed_, ExtensionPoint::kScalable, std::move(fn)); }
 void Session::AddElasticPredicateFn(PredicateFn fn) { AddHook(elastic_predicates_, ExtensionPoint::kElasticPredicate, std::move(fn)); }
 void Session::AddEventHandler(EventHandler handler) { event_handlers_.push_back(std::move(handler)); }
+void Session::BeforeNextTaskChange(std::function<void()> fn) { before_next_task_change_.push_back(std::move(fn)); }
 void Session::AddJobDomainsFn(JobDomainsFn fn) { AddHook(job_domains_, ExtensionPoint::kHyperNodeOrder, std::move(fn)); }
 void Session::AddJobAdmissionFn(ClusterAdmissionFn fn, AdmissionFactsFn by_facts) {
   NoteAdmissionFacts(AddHook(job_admission_, ExtensionPoint::kHyperNodeOrder, std::move(fn)), std::move(by_facts));
