@@ -199,10 +199,9 @@ WaitMemo::JobWorkers* CarriedWorkers(const Session& session, const JobInfo& job)
 std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo& job) {
   // Version 0 of the job's tasks: none moved in this session (or every move was undone).
   if (job.version == 0 || job.tasks.empty() || session.job_tasks_version(job.id) != 0) return std::nullopt;
-  StateHash key;
-  key.Add(uint64_t{0xe1a5}).Add(job.version);
-  for (TaskId t : job.tasks) key.Add(static_cast<int32_t>(session.task(t).status));
-  return key.value();
+  // Its tasks' states then are as its objects and the node set say (a task on a node that is
+  // gone has failed): hashing those versions stands for hashing the states.
+  return StateHash().Add(uint64_t{0xe1a5}).Add(job.version).Add(session.cluster().node_set_version).value();
 }
 
 const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job) {

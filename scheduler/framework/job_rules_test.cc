@@ -169,6 +169,31 @@ TEST_CASE("a running job's elastic workers come from the sessions' memory while 
   CHECK_FALSE(memo.JobWorkersOf(key).known);
 }
 
+TEST_CASE("a running job's carried elastic workers are not read once a node of its tasks is gone") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Job("a", {.min = 1, .tasks = {{"w", 3, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.Running("a-w-0", "n1").Running("a-w-1", "n1").Running("a-w-2", "n2");
+  WaitMemo memo;
+  uint64_t key = 0;
+  {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    const JobInfo& a = s.job("default/a");
+    CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-2", "a-w-1"});
+    key = *CarriedWorkersKey(s.session(), a);
+  }
+  memo.SessionEnded();
+  // The pods and the PodGroup are as they were; the node set is not: a-w-2 has failed.
+  b.cache().DeleteNode("n2");
+  testing::SessionFixture s(b, kConfig);
+  s->set_wait_memo(&memo);
+  const JobInfo& a = s.job("default/a");
+  CHECK(s.task("default/a-w-2").status == TaskStatus::kFailed);
+  CHECK(CarriedWorkersKey(s.session(), a) != key);
+  CHECK(Names(s.session(), ElasticWorkers(s.session(), a)) == std::vector<std::string>{"a-w-1"});
+}
+
 TEST_CASE("jobs that lack the same shapes have the same shapes hash") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");
