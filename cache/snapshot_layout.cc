@@ -225,10 +225,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     // What pods hold there, ours and other schedulers': the spent snapshot has it already when
     // no session changed the node since it was laid out and the cache counted no pod there since
     // (then nothing is promised on it either).
-    if (info.node == node && info.held_version == entry.held.version) {
-      info.tasks.clear();
-      continue;
-    }
+    if (info.node == node && info.held_version == entry.held.version) continue;
     // What is made of the node object alone a session never changes: it is laid out again only
     // when the spent snapshot had another object at this place (the spent one holds its objects,
     // so a new one is never at the same address).
@@ -248,7 +245,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     info.pod_count = entry.held.pods;
     info.releasing_pods = entry.held.releasing_pods;
     info.held_version = entry.held.version;
-    info.tasks.clear();
   }
   snap.total_allocatable = total_allocatable_;
   snap.queue_demand.assign(snap.queues.size(), Resources());
@@ -301,6 +297,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   MoveKeptJobs(builds, task_counts, laid_at, snap);
   // The jobs that may hold nodes (first task, count), in job order: the others hold none.
   std::vector<std::pair<size_t, size_t>> holding;
+  holding.reserve(laid_count);
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
   JobId next_job = 0;
@@ -433,9 +430,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   for_each_placed([&](const TaskInfo& task) { ++on_node[task.node]; });
   // Filled through a compact list of where each node's next task goes, not through the nodes
   // themselves (a node's record is a few hundred bytes: its list's end was a cache miss a task).
+  // Every entry is written: a list of the same length as the spent snapshot's is not resized.
   std::vector<TaskId*> next_of(snap.nodes.size(), nullptr);
   for (NodeInfo& node : snap.nodes) {
-    node.tasks.resize(static_cast<size_t>(on_node[node.id]));
+    if (node.tasks.size() != static_cast<size_t>(on_node[node.id])) node.tasks.resize(static_cast<size_t>(on_node[node.id]));
     next_of[node.id] = node.tasks.data();
   }
   for_each_placed([&](const TaskInfo& task) { *next_of[task.node]++ = task.id; });
