@@ -18,15 +18,14 @@ class DrfPlugin : public Plugin {
   std::string_view Name() const override { return "drf"; }
 
   void OnSessionOpen(Session& session) override {
+    session_ = &session;
     total_ = session.cluster().total_allocatable;
-    const auto& jobs = session.cluster().jobs;
-    allocated_.assign(jobs.size(), Resources());
-    share_.assign(jobs.size(), 0.0);
-    for (JobId id : session.LiveJobs()) {  // the others hold nothing: a share of 0
-      const JobInfo& job = jobs[id];
-      allocated_[job.id] = job.allocated;
-      share_[job.id] = kStale;
-    }
+    share_.assign(session.cluster().jobs.size(), 0.0);
+    for (JobId id : session.LiveJobs()) share_[id] = kStale;  // the others hold nothing: a share of 0
+    // Until a task moves, what a job holds is its own `allocated` (most sessions move none).
+    allocated_.clear();
+    counting_ = false;
+    session.BeforeNextTaskChange([this] { StartCounting(); });
 
     session.AddJobOrderFn([this](const JobInfo& l, const JobInfo& r) {
       const double ls = ShareOf(l.id);
@@ -37,13 +36,13 @@ class DrfPlugin : public Plugin {
 
     const Session* s = &session;
     session.AddPreemptableFn([this, s](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {
-      const double preemptor_share = DominantShare(allocated_[preemptor.job] + preemptor.request, total_);
+      const double preemptor_share = DominantShare(AllocatedOf(preemptor.job) + preemptor.request, total_);
       std::map<JobId, Resources> remaining;  // what each victim job keeps after the victims so far
       std::vector<TaskId> victims;
       for (TaskId id : candidates) {
         const TaskInfo& candidate = s->task(id);
         auto it = remaining.find(candidate.job);
-        if (it == remaining.end()) it = remaining.emplace(candidate.job, allocated_[candidate.job]).first;
+        if (it == remaining.end()) it = remaining.emplace(candidate.job, AllocatedOf(candidate.job)).first;
         Resources after = it->second - candidate.request;
         const double victim_share = DominantShare(after, total_);
         if (preemptor_share < victim_share || std::abs(preemptor_share - victim_share) <= kShareDelta) {
@@ -61,6 +60,15 @@ class DrfPlugin : public Plugin {
   }
 
  private:
+  // From the first task that moves on, each job's placed and pipelined requests are counted
+  // here, starting from what it held at the opening.
+  void StartCounting() {
+    allocated_.assign(session_->cluster().jobs.size(), Resources());
+    for (JobId id : session_->LiveJobs()) allocated_[id] = session_->job(id).allocated;
+    counting_ = true;
+  }
+  const Resources& AllocatedOf(JobId job) const { return counting_ ? allocated_[job] : session_->job(job).allocated; }
+
   void Update(JobId job, const Resources& request, int sign) {
     if (sign > 0) {
       allocated_[job] += request;
@@ -73,13 +81,15 @@ class DrfPlugin : public Plugin {
   // Compared in every sort of jobs: one load and a test when it is current.
   double ShareOf(JobId job) {
     double& share = share_[job];
-    if (share < 0) share = DominantShare(allocated_[job], total_);
+    if (share < 0) share = DominantShare(AllocatedOf(job), total_);
     return share;
   }
 
   static constexpr double kStale = -1;  // a share is never negative
 
+  const Session* session_ = nullptr;
   Resources total_;
+  bool counting_ = false;             // a task moved: allocated_ holds the counts
   std::vector<Resources> allocated_;  // per job: placed and pipelined requests
   std::vector<double> share_;         // per job: DominantShare of allocated_, or kStale
 };

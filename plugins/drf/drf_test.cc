@@ -67,6 +67,21 @@ TEST_CASE("drf shares follow the allocations and evictions of the session") {
   CHECK(s->JobOrderLess(s.job("default/a"), s.job("default/b")));  // pipelined holds a share too
 }
 
+TEST_CASE("drf counts on from what each job held at the opening once a task moves") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=10,memory=100Gi");
+  b.Job("big", {.tasks = {{"worker", 3, "cpu=2,memory=1Gi"}}});
+  b.Job("small", {.tasks = {{"worker", 3, "cpu=1,memory=1Gi"}}});
+  b.Running("big-worker-0", "n1").Running("big-worker-1", "n1").Running("small-worker-0", "n1");
+  TestSession s(b);
+  // Another job's task moves first: "big" still holds its 4 of 10 cpu, "small" now 2.
+  s->SetTaskStatus(s.task("default/small-worker-1").id, TaskStatus::kPipelined, 0);
+  CHECK(s->JobOrderLess(s.job("default/small"), s.job("default/big")));  // .2 < .4
+  s->SetTaskStatus(s.task("default/small-worker-2").id, TaskStatus::kPipelined, 0);
+  s->SetTaskStatus(s.task("default/big-worker-1").id, TaskStatus::kReleasing, 0);
+  CHECK(s->JobOrderLess(s.job("default/big"), s.job("default/small")));  // .2 < .3
+}
+
 TEST_CASE("drf lets a job preempt only while it stays below the victim's share") {
   ClusterBuilder b;
   b.Node("n1", "cpu=10,memory=100Gi");
