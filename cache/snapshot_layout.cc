@@ -296,8 +296,9 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   }
   MoveKeptJobs(builds, task_counts, laid_at, snap);
   // The jobs that may hold nodes (first task, count), in job order: the others hold none.
-  std::vector<std::pair<size_t, size_t>> holding;
-  holding.reserve(laid_count);
+  // Sized once and written by index: appending was a call per job, not inlined.
+  std::vector<std::pair<size_t, size_t>> holding(laid_count);
+  size_t holding_count = 0;
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
   JobId next_job = 0;
@@ -330,7 +331,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       // moved (what it holds is in its nodes' sums already). Its block is not read at all.
       tasks_laid += static_cast<size_t>(entry.task_count);
       const auto first = static_cast<size_t>(offset);
-      if (entry.holds_nodes) holding.emplace_back(first, static_cast<size_t>(entry.task_count));
+      if (entry.holds_nodes) holding[holding_count++] = {first, static_cast<size_t>(entry.task_count)};
       if (entry.node_gone) node_gone.push_back(&entry);
       if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
       job.id = job_id;
@@ -383,7 +384,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     job.queue = block.queue_id;
     job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
-    holding.emplace_back(tasks_laid, block.tasks.size());
+    holding[holding_count++] = {tasks_laid, block.tasks.size()};
     bool any_node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
@@ -418,6 +419,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     snap.queue_demand[job.queue] += JobDemand(job, job.tasks.size(), grown);
     snap.queue_demand[job.queue] -= entry->block->demand;
   }
+  holding.resize(holding_count);
   // Each node's tasks, in id order, in vectors sized once.
   auto for_each_placed = [&](auto&& visit) {
     for (const auto& [first, count] : holding) {
