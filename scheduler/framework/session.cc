@@ -124,12 +124,14 @@ void Session::Close() {
   closed_ = true;
 }
 
+void Session::RunBeforeNextTaskChange() {
+  std::vector<std::function<void()>> before = std::move(before_next_task_change_);
+  before_next_task_change_.clear();
+  for (const auto& fn : before) fn();
+}
+
 void Session::SetTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
-  if (!before_next_task_change_.empty()) {
-    std::vector<std::function<void()>> before = std::move(before_next_task_change_);
-    before_next_task_change_.clear();
-    for (const auto& fn : before) fn();
-  }
+  if (!before_next_task_change_.empty()) [[unlikely]] RunBeforeNextTaskChange();
   TaskInfo& task = cluster_.tasks[task_id];
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;

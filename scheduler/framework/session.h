@@ -491,6 +491,7 @@ class Session {
   // no update was made for it (most waiting jobs in most sessions); one made later starts from it.
   std::vector<uint8_t> reason_as_reported_;
   JobStatusUpdate& UpdateFor(JobId job);
+  void RunBeforeNextTaskChange();  // out of SetTaskStatus's line: most calls have none to run
   // Whether `reason`, set for a job without an update, is the one it reported (then noted).
   bool AsReported(JobId job, const WaitReason& reason);
   // Close: drops the updates that tell the owner only the reason it took last (JobInfo::
