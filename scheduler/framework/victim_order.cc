@@ -31,7 +31,6 @@ class Tournament {
   Tournament(const std::vector<int32_t>& items, int32_t universe, Less less) : less_(less) {
     size_t leaves = 1;
     while (leaves < items.size()) leaves *= 2;
-    leaves_ = leaves;
     winners_.assign(2 * leaves, kNone);
     leaf_of_.assign(static_cast<size_t>(universe), 0);
     for (size_t i = 0; i < items.size(); ++i) {
@@ -64,7 +63,6 @@ class Tournament {
   }
 
   Less less_;
-  size_t leaves_ = 1;
   std::vector<int32_t> winners_;  // [1, leaves): the winner under each node; [leaves, 2 leaves): the set
   std::vector<size_t> leaf_of_;   // per item: its leaf
 };
