@@ -34,13 +34,12 @@ class DrfPlugin : public Plugin {
       return ls < rs ? -1 : 1;
     }, [](const JobInfo& job) { return job.allocated.IsZero(); });  // a share of 0
 
-    const Session* s = &session;
-    session.AddPreemptableFn([this, s](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {
+    session.AddPreemptableFn([this](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {
       const double preemptor_share = DominantShare(AllocatedOf(preemptor.job) + preemptor.request, total_);
       std::map<JobId, Resources> remaining;  // what each victim job keeps after the victims so far
       std::vector<TaskId> victims;
       for (TaskId id : candidates) {
-        const TaskInfo& candidate = s->task(id);
+        const TaskInfo& candidate = session_->task(id);
         auto it = remaining.find(candidate.job);
         if (it == remaining.end()) it = remaining.emplace(candidate.job, AllocatedOf(candidate.job)).first;
         Resources after = it->second - candidate.request;
