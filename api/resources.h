@@ -112,6 +112,12 @@ class Resources {
   // The amounts by id (entries past the end are zero): for loops that read several vectors at
   // once, which indexing would check and look up entry by entry.
   const int64_t* data() const { return amounts_.data(); }
+  // The amounts by id for writing, the vector first grown with zeros to at least `n` entries:
+  // for sums over many vectors that would otherwise check the length amount by amount.
+  int64_t* GrownData(size_t n) {
+    if (n > amounts_.size()) amounts_.resize(n, 0);
+    return amounts_.data();
+  }
   // Non-zero entries in id order.
   std::vector<std::pair<ResourceId, int64_t>> NonZero() const;
   // "cpu: 4, memory: 16Gi, nvidia.com/gpu: 1" (human readable, for messages and logs).

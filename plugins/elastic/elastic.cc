@@ -263,20 +263,26 @@ class ElasticPlugin : public Plugin {
       return;
     }
     const Resources& elastic = ElasticRequest(job);
-    free += elastic;
-    // Amount by amount, without temporaries: every vote's totals pass over every live job.
+    // On raw storage, without temporaries: every vote's totals pass over every live job.
     const Resources& min = job.min_resources;
     const size_t n = std::max({job.allocated.size(), elastic.size(), min.size()});
+    int64_t* free_at = free.GrownData(n);
+    int64_t* committed_at = committed.GrownData(n);
+    const int64_t* workers_at = elastic.data();
+    const int64_t* allocated_at = job.allocated.data();
+    const int64_t* min_at = min.data();
+    const size_t workers_n = elastic.size(), allocated_n = job.allocated.size(), min_n = min.size();
     for (size_t i = 0; i < n; ++i) {
-      const auto id = static_cast<ResourceId>(i);
-      const int64_t min_part = job.allocated.Get(id) - elastic.Get(id);  // the placed part of its min
+      const int64_t workers = i < workers_n ? workers_at[i] : 0;
+      free_at[i] += workers;
+      const int64_t min_part = (i < allocated_n ? allocated_at[i] : 0) - workers;  // the placed part of its min
       if (!admitted) {
-        committed.Add(id, min_part);
+        committed_at[i] += min_part;
         continue;
       }
-      const int64_t lacking = min.Get(id) - min_part;
-      if (lacking > 0) free.Add(id, -lacking);
-      committed.Add(id, std::max(min_part, min.Get(id)));
+      const int64_t wanted = i < min_n ? min_at[i] : 0;
+      if (wanted > min_part) free_at[i] -= wanted - min_part;  // what it lacks of its min
+      committed_at[i] += std::max(min_part, wanted);
     }
   }
 
