@@ -77,4 +77,23 @@ void Statement::Discard() {
   if (restores) session_.RestoreVersions(state_before_, jobs_before_);
 }
 
+void ScratchEvictions::Evict(TaskId task) {
+  if (evicted_.empty()) state_before_ = session_.state_version();
+  const TaskInfo& info = session_.task(task);
+  evicted_.push_back({task, info.status, session_.job_tasks_version(info.job)});
+  session_.ChangeTaskStatus(task, TaskStatus::kReleasing, info.node, /*nodes=*/false);
+}
+
+ScratchEvictions::~ScratchEvictions() {
+  if (evicted_.empty()) return;
+  for (auto it = evicted_.rbegin(); it != evicted_.rend(); ++it) {
+    session_.ChangeTaskStatus(it->task, it->previous, session_.task(it->task).node, /*nodes=*/false);
+  }
+  // Last first, so that each job ends at its version before its first eviction.
+  session_.state_version_ = state_before_;
+  for (auto it = evicted_.rbegin(); it != evicted_.rend(); ++it) {
+    session_.job_tasks_version_[session_.task(it->task).job] = it->job_version;
+  }
+}
+
 }  // namespace lahar

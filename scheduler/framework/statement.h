@@ -59,6 +59,32 @@ class Statement {
   std::vector<std::pair<JobId, uint64_t>> jobs_before_;
 };
 
+// Evictions made only for the jobs, queues and plugins to be asked about as they would be with
+// those pods gone (RankVictims), all undone when it ends. The nodes are never touched, and the
+// versions are given back, so the session is left as it was found, traces included: the task
+// state changes are counted and cached node searches forgotten as a discarded statement's are.
+// Nothing but its own evictions may change the session while it lives.
+class ScratchEvictions {
+ public:
+  explicit ScratchEvictions(Session& session) : session_(session) {}
+  ~ScratchEvictions();
+  ScratchEvictions(const ScratchEvictions&) = delete;
+  ScratchEvictions& operator=(const ScratchEvictions&) = delete;
+
+  // Placed -> Releasing, on the node it stays on.
+  void Evict(TaskId task);
+
+ private:
+  struct Evicted {
+    TaskId task;
+    TaskStatus previous;
+    uint64_t job_version;  // its job's tasks version before
+  };
+  Session& session_;
+  std::vector<Evicted> evicted_;
+  uint64_t state_before_ = 0;
+};
+
 }  // namespace lahar
 
 #endif  // LAHAR_SCHEDULER_FRAMEWORK_STATEMENT_H_

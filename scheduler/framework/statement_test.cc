@@ -292,6 +292,48 @@ TEST_CASE("an eviction in a statement releases the task but reaches the session'
   CHECK(Describe(s->cluster()) == Recomputed(s->cluster()));
 }
 
+TEST_CASE("scratch evictions show the jobs and handlers the pods gone, never the nodes, and undo every trace but the counts") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=4");
+  b.Job("r", {.min = 1, .tasks = {{"w", 3, "cpu=1"}}});
+  b.RunningRange("r", "w", 0, 2, "n1");
+  b.Job("q", {.min = 1, .tasks = {{"w", 1, "cpu=1"}}});
+  b.RunningRange("q", "w", 0, 0, "n1");
+  TestSession s(b);
+  Session& session = s.session();
+  const std::string before = Describe(s->cluster());
+  const JobId r = s.job("default/r").id;
+  const uint64_t state = session.state_version();
+  const uint64_t job = session.job_tasks_version(r);
+  const uint64_t node_version = session.node_version(s.node_id("n1"));
+  const uint64_t changes = session.task_state_changes();
+  {
+    ScratchEvictions scratch(session);
+    scratch.Evict(s.id("r-w-2"));
+    scratch.Evict(s.id("q-w-0"));
+    scratch.Evict(s.id("r-w-1"));
+    CHECK(s.status("r-w-1") == TaskStatus::kReleasing);
+    CHECK(s.job("default/r").allocated == Res("cpu=1"));
+    CHECK(s.job("default/r").Count(TaskStatus::kReleasing) == 2);
+    CHECK(s.job("default/q").allocated == Res(""));
+    CHECK(session.state_version() != state);
+    CHECK(session.job_tasks_version(r) != job);
+    // The nodes are left alone: nothing is released on them, and nothing marks them changed.
+    CHECK(s.node("n1").releasing == Res(""));
+    CHECK(session.node_version(s.node_id("n1")) == node_version);
+    CHECK(s.events == std::vector<std::string>{"deallocate r-w-2", "deallocate q-w-0", "deallocate r-w-1"});
+  }
+  CHECK(Describe(s->cluster()) == before);
+  CHECK(s.events == std::vector<std::string>{"deallocate r-w-2", "deallocate q-w-0", "deallocate r-w-1",
+                                             "allocate r-w-1", "allocate q-w-0", "allocate r-w-2"});
+  CHECK(session.state_version() == state);
+  CHECK(session.job_tasks_version(r) == job);
+  CHECK(session.job_tasks_version(s.job("default/q").id) == 0);
+  // As a discarded statement's: six task state changes counted.
+  CHECK(session.task_state_changes() == changes + 6);
+  CHECK(s->evictions().empty());
+}
+
 TEST_CASE("a statement of mixed operations discarded in reverse restores every node and job") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4").Node("n2", "cpu=4");

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "api/log.h"
 #include "api/state_hash.h"
 #include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/statement.h"
 
 namespace lahar {
 namespace victims_internal {
@@ -347,18 +349,18 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       worker_count += workers.size();
     }
     order.ranked.reserve(worker_count + order.whole.size());
-    // Workers are taken for real in a scratch statement, so that the elastic order and the
+    // Workers are taken for real, as scratch evictions, so that the elastic order and the
     // Overused hooks see each job and queue after the workers ranked before; undone at the end.
     auto less = [&session, &givers](int32_t a, int32_t b) {
       return session.ElasticVictimOrderLess(session.job(givers[b].job), session.job(givers[a].job));
     };
-    Statement scratch(session);
+    std::optional<ScratchEvictions> scratch(std::in_place, session);
     auto take = [&](int32_t index) {
       Giver& giver = givers[index];
       const TaskId task = (*giver.workers)[giver.next];
       const Resources& request = session.task(task).request;
       add(Entry{giver.job, giver.next, {task}, request, false});
-      scratch.Evict(task, "");
+      scratch->Evict(task);
       queue_allocated[session.job(giver.job).queue] -= request;
       ++giver.next;
       return giver.next < static_cast<int32_t>(giver.workers->size());
@@ -386,7 +388,7 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       Tournament rest(rest_givers, universe, less);
       while (!rest.empty()) take(rest.top()) ? rest.Replay() : rest.Pop();
     }
-    scratch.Discard();
+    scratch.reset();  // undone here, before the orders are read
   }
   order.worker_entries = static_cast<int32_t>(order.ranked.size());
   if (shared != nullptr && order.worker_entries > 0 && ranked_before == nullptr) shared->push_back(&order);
