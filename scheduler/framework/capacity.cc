@@ -13,30 +13,42 @@ Resources Clamped(Resources amounts) {
   return amounts;
 }
 
-// The sessions' memory of each node's parts, sized to the nodes; null without the memory.
-std::vector<WaitMemo::NodeFree>* CarriedParts(const Session& session) {
-  WaitMemo* memo = session.wait_memo();
-  if (memo == nullptr || !memo->enabled()) return nullptr;
-  memo->node_free().resize(session.cluster().nodes.size());
-  return &memo->node_free();
-}
+// FreeCapacity's marks of how a node's part is counted in the session's sum, besides the version
+// it was counted at: not yet, or as the sessions' memory carries it.
+constexpr uint64_t kUncounted = UINT64_MAX;
+constexpr uint64_t kCarriedPart = UINT64_MAX - 1;
 
 // Whether the node, at `version` in the session, is as the cache counted what its pods hold:
-// then its carried parts are read (the cache's versions say whether they are still right).
-bool Carries(const std::vector<WaitMemo::NodeFree>* carried, const NodeInfo& node, uint64_t version) {
-  return carried != nullptr && version == 0 && node.held_version != 0;
-}
+// then its part is the one the sessions' memory carries.
+bool CarriedApplies(const NodeInfo& node, uint64_t version) { return version == 0 && node.held_version != 0; }
 
-// The node's carried parts, made again when the node object or the cache's count changed.
-const WaitMemo::NodeFree& CarriedPart(std::vector<WaitMemo::NodeFree>& carried, const NodeInfo& node) {
-  WaitMemo::NodeFree& part = carried[node.id];
-  if (part.version != node.version || part.held_version != node.held_version) {
+// The sessions' memory of the nodes' parts and their sums, null without the memory. Brought up to
+// date once per session, before its sums are read: a part is made again, and the sums moved by
+// the difference, when the node object or the cache's count changed. A node that is not as the
+// cache counted it keeps its old part in the sums; a session counts it afresh and takes that out.
+const WaitMemo::CarriedCapacity* Carried(const Session& session) {
+  WaitMemo* memo = session.wait_memo();
+  if (memo == nullptr || !memo->enabled()) return nullptr;
+  WaitMemo::CarriedCapacity& carried = memo->carried_capacity();
+  Session::Memos& memos = session.memos();
+  if (memos.carried_capacity_current) return &carried;
+  memos.carried_capacity_current = true;
+  const std::vector<NodeInfo>& nodes = session.cluster().nodes;
+  if (carried.parts.size() != nodes.size()) carried = {std::vector<WaitMemo::NodeFree>(nodes.size()), {}, {}};
+  for (const NodeInfo& node : nodes) {
+    if (!CarriedApplies(node, session.node_version(node.id))) continue;
+    WaitMemo::NodeFree& part = carried.parts[node.id];
+    if (part.version == node.version && part.held_version == node.held_version) continue;
+    carried.free -= part.free;
+    carried.idle -= part.idle;
     part.version = node.version;
     part.held_version = node.held_version;
     part.free = node.schedulable ? Clamped(node.FutureIdle()) : Resources();
     part.idle = node.schedulable ? Clamped(node.Idle()) : Resources();
+    carried.free += part.free;
+    carried.idle += part.idle;
   }
-  return part;
+  return &carried;
 }
 
 }  // namespace
@@ -44,26 +56,28 @@ const WaitMemo::NodeFree& CarriedPart(std::vector<WaitMemo::NodeFree>& carried, 
 Resources FreeCapacity(const Session& session) {
   Session::Memos& memos = session.memos();
   const std::vector<NodeInfo>& nodes = session.cluster().nodes;
-  if (memos.free_node_versions.size() != nodes.size()) {
-    memos.free_capacity = Resources();
+  const WaitMemo::CarriedCapacity* carried = nullptr;
+  if (memos.free_node_versions.size() != nodes.size()) {  // first asked in the session
+    carried = Carried(session);
+    memos.free_capacity = carried != nullptr ? carried->free : Resources();
     memos.free_per_node.assign(nodes.size(), Resources());
-    memos.free_node_versions.assign(nodes.size(), UINT64_MAX);
+    memos.free_node_versions.assign(nodes.size(), carried != nullptr ? kCarriedPart : kUncounted);
   }
-  std::vector<WaitMemo::NodeFree>* carried = CarriedParts(session);
   // Every change to a node (task states, held resources) moves its version.
   for (size_t id = 0; id < nodes.size(); ++id) {
     uint64_t& counted = memos.free_node_versions[id];
     const uint64_t version = session.node_version(static_cast<NodeId>(id));
-    if (counted == version) continue;
     const NodeInfo& node = nodes[id];
-    if (counted != UINT64_MAX) {  // its part as last counted, which this one replaces
-      memos.free_capacity -= Carries(carried, node, counted) ? (*carried)[id].free : memos.free_per_node[id];
+    if (counted == kCarriedPart) {
+      if (CarriedApplies(node, version)) continue;
+      if (carried == nullptr) carried = Carried(session);
+      memos.free_capacity -= carried->parts[id].free;  // replaced by its part as the session has it
+    } else if (counted == version) {
+      continue;
+    } else if (counted != kUncounted) {
+      memos.free_capacity -= memos.free_per_node[id];  // its part as last counted
     }
     counted = version;
-    if (Carries(carried, node, version)) {
-      memos.free_capacity += CarriedPart(*carried, node).free;
-      continue;
-    }
     Resources& part = memos.free_per_node[id];
     if (node.schedulable) {
       part = node.FutureIdle();
@@ -77,14 +91,14 @@ Resources FreeCapacity(const Session& session) {
 }
 
 Resources IdleCapacity(const Session& session) {
-  std::vector<WaitMemo::NodeFree>* carried = CarriedParts(session);
-  Resources idle;
+  const WaitMemo::CarriedCapacity* carried = Carried(session);
+  Resources idle = carried != nullptr ? carried->idle : Resources();
   for (const NodeInfo& node : session.cluster().nodes) {
-    if (Carries(carried, node, session.node_version(node.id))) {
-      idle += CarriedPart(*carried, node).idle;
-    } else if (node.schedulable) {
-      idle += Clamped(node.Idle());
+    if (carried != nullptr) {
+      if (CarriedApplies(node, session.node_version(node.id))) continue;
+      idle -= carried->parts[node.id].idle;  // replaced by its part as the session has it
     }
+    if (node.schedulable) idle += Clamped(node.Idle());
   }
   return idle;
 }

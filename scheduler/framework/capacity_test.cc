@@ -38,6 +38,16 @@ TEST_CASE("free capacity follows task changes, held resources and their release,
   CHECK(FreeCapacity(session).Get(kCpu) == 8000);
 }
 
+// As if another answer had been made for the node's carried part, in cpu: the sums move with it.
+void SetCarriedCpu(WaitMemo& memo, NodeId node, int64_t free, int64_t idle) {
+  WaitMemo::CarriedCapacity& carried = memo.carried_capacity();
+  WaitMemo::NodeFree& part = carried.parts[node];
+  carried.free.Add(kCpu, free - part.free.Get(kCpu));
+  carried.idle.Add(kCpu, idle - part.idle.Get(kCpu));
+  part.free.Set(kCpu, free);
+  part.idle.Set(kCpu, idle);
+}
+
 // Runs `body` in a session of `b` that reads and leaves the sessions' memory `memo`, then ends it.
 template <typename Body>
 void InSession(const ClusterBuilder& b, WaitMemo& memo, Body body) {
@@ -55,9 +65,9 @@ TEST_CASE("free capacity of nodes as laid out comes from the sessions' memory un
   WaitMemo memo;
   InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
-    REQUIRE(memo.node_free().size() == 2);
+    REQUIRE(memo.carried_capacity().parts.size() == 2);
     // As if another answer had been made for n1: the next session must read it.
-    memo.node_free()[s.node("n1").id].free.Set(kCpu, 1000);
+    SetCarriedCpu(memo, s.node("n1").id, 1000, 3000);
   });
   InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 5000);
@@ -67,7 +77,8 @@ TEST_CASE("free capacity of nodes as laid out comes from the sessions' memory un
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 6000);
     statement.Discard();  // undone, but under a new version: still counted afresh
     CHECK(FreeCapacity(s.session()).Get(kCpu) == 7000);
-    CHECK(memo.node_free()[s.node("n1").id].free.Get(kCpu) == 1000);
+    CHECK(memo.carried_capacity().parts[s.node("n1").id].free.Get(kCpu) == 1000);
+    CHECK(memo.carried_capacity().free.Get(kCpu) == 5000);
   });
   b.Running("a-w-1", "n1");  // the cache counts n1's pods again: its part is made afresh
   InSession(b, memo, [&](testing::SessionFixture& s) {
@@ -84,7 +95,7 @@ TEST_CASE("idle capacity counts what nodes hold now, not what releasing pods wil
   InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(IdleCapacity(s.session()).Get(kCpu) == 6000);
     // As if another answer had been made for n1: the next session must read it.
-    memo.node_free()[s.node("n1").id].idle.Set(kCpu, 1000);
+    SetCarriedCpu(memo, s.node("n1").id, 3000, 1000);
   });
   InSession(b, memo, [&](testing::SessionFixture& s) {
     CHECK(IdleCapacity(s.session()).Get(kCpu) == 4000);

@@ -39,10 +39,13 @@ struct SessionMemos {
   uint64_t scalable_job_changes = UINT64_MAX;
   std::vector<bool> scalable;
   // FreeCapacity, and each node's part of it by node_version(): only nodes changed since are
-  // counted again.
+  // counted again. kCarriedPart: the node's part is the sessions' memory's (capacity.cc).
   Resources free_capacity;
   std::vector<Resources> free_per_node;
   std::vector<uint64_t> free_node_versions;
+  // Whether the sessions' memory of the nodes' parts was brought up to date with this session's
+  // nodes (capacity.cc).
+  bool carried_capacity_current = false;
   // HoldingsByPriority::Of, by state_version().
   std::shared_ptr<const HoldingsByPriority> holdings_by_priority;
   uint64_t holdings_by_priority_version = UINT64_MAX;

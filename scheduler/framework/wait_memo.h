@@ -121,7 +121,14 @@ class WaitMemo {
     Resources free;
     Resources idle;
   };
-  std::vector<NodeFree>& node_free() { return node_free_; }
+  // The parts by node, and their sums, kept as parts are made again: a session starts from the
+  // sums and counts only the nodes it finds or makes different.
+  struct CarriedCapacity {
+    std::vector<NodeFree> parts;
+    Resources free;
+    Resources idle;
+  };
+  CarriedCapacity& carried_capacity() { return carried_capacity_; }
   // Ends a session: entries no recent session asked for are dropped (their jobs changed or went).
   void SessionEnded();
 
@@ -140,7 +147,7 @@ class WaitMemo {
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
   absl::flat_hash_map<uint64_t, TasksPart> tasks_parts_;
   std::vector<NodePart> node_parts_;
-  std::vector<NodeFree> node_free_;
+  CarriedCapacity carried_capacity_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
