@@ -130,13 +130,14 @@ void Session::RunBeforeNextTaskChange() {
   for (const auto& fn : before) fn();
 }
 
-void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id, bool nodes) {
+template <bool kNodes>
+void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id) {
   if (!before_next_task_change_.empty()) [[unlikely]] RunBeforeNextTaskChange();
   TaskInfo& task = cluster_.tasks[task_id];
   JobInfo& job = cluster_.jobs[task.job];
   const TaskStatus old = task.status;
   const NodeId old_node = task.node;
-  if (nodes) NoteJobChanged(job.id);
+  if constexpr (kNodes) NoteJobChanged(job.id);
   ++task_state_changes_;
   // Only placing a pending task or binding an allocated one leaves every node at most as free
   // as before; anything else may make nodes feasible again for cached searches.
@@ -146,8 +147,8 @@ void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id
   if (!only_consumes) ++free_epoch_;
   state_version_ = ++version_counter_;
   job_tasks_version_[task.job] = ++version_counter_;
-  if (nodes && old_node != kNoId) NodeChanged(old_node);
-  if (nodes && node_id != kNoId) NodeChanged(node_id);
+  if (kNodes && old_node != kNoId) NodeChanged(old_node);
+  if (kNodes && node_id != kNoId) NodeChanged(node_id);
   auto takes = [](TaskStatus s) { return IsPlaced(s) || s == TaskStatus::kPipelined; };
   const bool took = takes(old);
   // A task that stays on its node (evicted, or an eviction undone) keeps its place in the
@@ -155,7 +156,7 @@ void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id
   const bool keeps_slot = HoldsNode(old) && HoldsNode(status) && old_node == node_id;
 
   // Remove the old contribution.
-  if (nodes && old_node != kNoId) {
+  if (kNodes && old_node != kNoId) {
     NodeInfo& node = cluster_.nodes[old_node];
     if (HoldsNode(old)) {
       node.used -= task.request;
@@ -184,7 +185,7 @@ void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id
                   : node_id;
 
   // Add the new one.
-  if (nodes && task.node != kNoId) {
+  if (kNodes && task.node != kNoId) {
     NodeInfo& node = cluster_.nodes[task.node];
     if (HoldsNode(status)) {
       node.used += task.request;
@@ -211,6 +212,9 @@ void Session::ChangeTaskStatus(TaskId task_id, TaskStatus status, NodeId node_id
     }
   }
 }
+
+void Session::SetTaskStatus(TaskId task, TaskStatus status, NodeId node) { ChangeTaskStatus<true>(task, status, node); }
+template void Session::ChangeTaskStatus<false>(TaskId task, TaskStatus status, NodeId node);
 
 void Session::HoldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used += amount;

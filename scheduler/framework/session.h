@@ -291,7 +291,7 @@ class Session {
   // ---- Mutation (from Statement) ----
   // Moves a task to `status` on `node`, keeping job counts, node usage and plugin handlers in
   // step. The only way task state changes within a session.
-  void SetTaskStatus(TaskId task, TaskStatus status, NodeId node) { ChangeTaskStatus(task, status, node, true); }
+  void SetTaskStatus(TaskId task, TaskStatus status, NodeId node);
   // Counts `amount` of the node as used although no task holds it (an action keeping capacity
   // for promises it made in a dry run), until ReleaseHeldResources gives it back. Every fit
   // check and score sees it as taken; the node-search cache is kept consistent.
@@ -492,9 +492,11 @@ class Session {
   std::vector<uint8_t> reason_as_reported_;
   JobStatusUpdate& UpdateFor(JobId job);
   void RunBeforeNextTaskChange();  // out of SetTaskStatus's line: most calls have none to run
-  // SetTaskStatus; with `nodes` false (ScratchEvictions), everything but the nodes and the jobs'
-  // touched marks is kept in step: for a change undone before anything reads those.
-  void ChangeTaskStatus(TaskId task, TaskStatus status, NodeId node, bool nodes);
+  // SetTaskStatus; with kNodes false (ScratchEvictions), everything but the nodes and the jobs'
+  // touched marks is kept in step: for a change undone before anything reads those. A template,
+  // so that SetTaskStatus's own line tests nothing more.
+  template <bool kNodes>
+  void ChangeTaskStatus(TaskId task, TaskStatus status, NodeId node);
   friend class ScratchEvictions;
   // Whether `reason`, set for a job without an update, is the one it reported (then noted).
   bool AsReported(JobId job, const WaitReason& reason);

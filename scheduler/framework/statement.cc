@@ -81,13 +81,13 @@ void ScratchEvictions::Evict(TaskId task) {
   if (evicted_.empty()) state_before_ = session_.state_version();
   const TaskInfo& info = session_.task(task);
   evicted_.push_back({task, info.status, session_.job_tasks_version(info.job)});
-  session_.ChangeTaskStatus(task, TaskStatus::kReleasing, info.node, /*nodes=*/false);
+  session_.ChangeTaskStatus</*kNodes=*/false>(task, TaskStatus::kReleasing, info.node);
 }
 
 ScratchEvictions::~ScratchEvictions() {
   if (evicted_.empty()) return;
   for (auto it = evicted_.rbegin(); it != evicted_.rend(); ++it) {
-    session_.ChangeTaskStatus(it->task, it->previous, session_.task(it->task).node, /*nodes=*/false);
+    session_.ChangeTaskStatus</*kNodes=*/false>(it->task, it->previous, session_.task(it->task).node);
   }
   // Last first, so that each job ends at its version before its first eviction.
   session_.state_version_ = state_before_;
