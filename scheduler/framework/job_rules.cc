@@ -139,10 +139,10 @@ ABSL_ATTRIBUTE_NOINLINE Session::Memos::PerVersion& ReachMinMemoAfresh(const Ses
     std::vector<TaskId> ids;
     ids.reserve(carried->offsets.size());
     for (int32_t offset : carried->offsets) ids.push_back(job.tasks.front() + offset);
-    memo = {version, std::move(ids), carried->shapes};
+    memo = {version, std::move(ids), carried->shapes, std::nullopt};
     return memo;
   }
-  memo = {version, ComputeTasksToReachMin(session, job), std::nullopt};
+  memo = {version, ComputeTasksToReachMin(session, job), std::nullopt, std::nullopt};
   if (carried != nullptr) {  // kept whole: the shapes too, which later sessions' plans ask for
     carried->known = true;
     for (TaskId t : memo.ids) carried->offsets.push_back(t - job.tasks.front());
@@ -210,7 +210,7 @@ const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo&
   if (memo.version == version) return memo.ids;
   // A job without surplus has none, which costs less to see than the memory.
   if (job.ReadyCount() <= job.min_available) {
-    memo = {version, {}, std::nullopt};
+    memo = {version, {}, std::nullopt, std::nullopt};
     return memo.ids;
   }
   WaitMemo::JobWorkers* carried = CarriedWorkers(session, job);
@@ -218,15 +218,29 @@ const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo&
     std::vector<TaskId> ids;
     ids.reserve(carried->offsets.size());
     for (int32_t offset : carried->offsets) ids.push_back(job.tasks.front() + offset);
-    memo = {version, std::move(ids), std::nullopt};
+    memo = {version, std::move(ids), std::nullopt, std::nullopt};
     return memo.ids;
   }
-  memo = {version, ComputeElasticWorkers(session, job), std::nullopt};
+  memo = {version, ComputeElasticWorkers(session, job), std::nullopt, std::nullopt};
   if (carried != nullptr) {
     carried->known = true;
     for (TaskId t : memo.ids) carried->offsets.push_back(t - job.tasks.front());
   }
   return memo.ids;
+}
+
+const Resources& ElasticWorkerRequests(const Session& session, const JobInfo& job) {
+  const std::vector<TaskId>& workers = ElasticWorkers(session, job);  // the memo, made current
+  Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().elastic_workers, job);
+  if (!memo.requests) {
+    Resources sum;
+    for (TaskId t : workers) {
+      const TaskInfo& task = session.task(t);
+      if (task.node != kNoId && session.node(task.node).schedulable) sum += task.request;
+    }
+    memo.requests = std::move(sum);
+  }
+  return *memo.requests;
 }
 
 const std::vector<TaskId>& TasksToReachMin(const Session& session, const JobInfo& job) {

@@ -153,15 +153,9 @@ const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo&
 std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo& job);
 
 // Requests of the job's elastic workers that sit on schedulable nodes: what taking them back
-// would free for other jobs. Admission (enqueue) counts these as reclaimable.
-inline Resources ElasticWorkerRequests(const Session& session, const JobInfo& job) {
-  Resources sum;
-  for (TaskId t : ElasticWorkers(session, job)) {
-    const TaskInfo& task = session.task(t);
-    if (task.node != kNoId && session.node(task.node).schedulable) sum += task.request;
-  }
-  return sum;
-}
+// would free for other jobs. Admission (enqueue) counts these as reclaimable. Kept with the
+// job's workers in the session's memo: admission's headroom and the elastic vote both sum them.
+const Resources& ElasticWorkerRequests(const Session& session, const JobInfo& job);
 
 // The same over every job.
 inline Resources ElasticWorkerRequests(const Session& session) {

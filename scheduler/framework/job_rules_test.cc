@@ -169,6 +169,27 @@ TEST_CASE("a running job's elastic workers come from the sessions' memory while 
   CHECK_FALSE(memo.JobWorkersOf(key).known);
 }
 
+TEST_CASE("what a job's elastic workers request follows its tasks, and leaves out those on unschedulable nodes") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8");
+  b.Job("a", {.min = 1, .tasks = {{"w", 4, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  for (const char* pod : {"a-w-0", "a-w-1", "a-w-2"}) b.Running(pod, "n1");
+  b.Running("a-w-3", "n2");
+  b.Cordon("n2");
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  const JobInfo& a = s.job("default/a");
+  // Three workers above its min of one; the one on the cordoned n2 frees nothing for others.
+  CHECK(ElasticWorkerRequests(session, a).Get(kCpu) == 2000);
+  {
+    Statement statement(session);
+    statement.Evict(s.task("default/a-w-2").id, "test");
+    CHECK(ElasticWorkerRequests(session, a).Get(kCpu) == 1000);
+    statement.Discard();
+  }
+  CHECK(ElasticWorkerRequests(session, a).Get(kCpu) == 2000);
+}
+
 TEST_CASE("a running job's carried elastic workers are not read once a node of its tasks is gone") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8").Node("n2", "cpu=8");

@@ -24,6 +24,7 @@ struct SessionMemos {
     uint64_t version = UINT64_MAX;
     std::vector<TaskId> ids;
     std::optional<uint64_t> shapes;  // reach_min only: MinShapesHash
+    std::optional<Resources> requests;  // elastic_workers only: ElasticWorkerRequests
   };
   PerVersion starving_jobs;         // StarvingJobIds, by state_version()
   PerVersion starving_in_order;     // StarvingJobs, by state_version()
