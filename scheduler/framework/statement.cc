@@ -82,13 +82,17 @@ void ScratchEvictions::Evict(TaskId task) {
   const TaskInfo& info = session_.task(task);
   evicted_.push_back({task, info.status, session_.job_tasks_version(info.job)});
   session_.ChangeTaskStatus</*kNodes=*/false>(task, TaskStatus::kReleasing, info.node);
+  state_after_ = session_.state_version();
 }
 
 ScratchEvictions::~ScratchEvictions() {
   if (evicted_.empty()) return;
+  // As a statement: the versions come back only when no other change came after the evictions.
+  const bool restores = session_.state_version() == state_after_;
   for (auto it = evicted_.rbegin(); it != evicted_.rend(); ++it) {
     session_.ChangeTaskStatus</*kNodes=*/false>(it->task, it->previous, session_.task(it->task).node);
   }
+  if (!restores) return;
   // Last first, so that each job ends at its version before its first eviction.
   session_.state_version_ = state_before_;
   for (auto it = evicted_.rbegin(); it != evicted_.rend(); ++it) {

@@ -60,10 +60,10 @@ class Statement {
 };
 
 // Evictions made only for the jobs, queues and plugins to be asked about as they would be with
-// those pods gone (RankVictims), all undone when it ends. The nodes are never touched, and the
-// versions are given back, so the session is left as it was found, traces included: the task
-// state changes are counted and cached node searches forgotten as a discarded statement's are.
-// Nothing but its own evictions may change the session while it lives.
+// those pods gone (RankVictims), all undone when it ends. It leaves the session as a discarded
+// statement of the same evictions would (versions given back, task state changes counted, cached
+// node searches forgotten), but never touches the nodes nor marks the jobs changed, so the next
+// snapshot need not lay them out again. Only for changes undone before anything reads the nodes.
 class ScratchEvictions {
  public:
   explicit ScratchEvictions(Session& session) : session_(session) {}
@@ -83,6 +83,7 @@ class ScratchEvictions {
   Session& session_;
   std::vector<Evicted> evicted_;
   uint64_t state_before_ = 0;
+  uint64_t state_after_ = 0;  // after its last eviction
 };
 
 }  // namespace lahar

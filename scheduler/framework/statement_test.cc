@@ -299,6 +299,7 @@ TEST_CASE("scratch evictions show the jobs and handlers the pods gone, never the
   b.RunningRange("r", "w", 0, 2, "n1");
   b.Job("q", {.min = 1, .tasks = {{"w", 1, "cpu=1"}}});
   b.RunningRange("q", "w", 0, 0, "n1");
+  b.Job("p", {.min = 1, .tasks = {{"w", 1, "cpu=1"}}});
   TestSession s(b);
   Session& session = s.session();
   const std::string before = Describe(s->cluster());
@@ -332,6 +333,18 @@ TEST_CASE("scratch evictions show the jobs and handlers the pods gone, never the
   // As a discarded statement's: six task state changes counted.
   CHECK(session.task_state_changes() == changes + 6);
   CHECK(s->evictions().empty());
+
+  // Another change kept after the evictions: they are undone, but no version comes back.
+  {
+    ScratchEvictions scratch(session);
+    scratch.Evict(s.id("r-w-2"));
+    Statement kept(session);
+    kept.Allocate(s.id("p-w-0"), s.node_id("n1"));
+    kept.Commit();
+  }
+  CHECK(s.status("r-w-2") == TaskStatus::kRunning);
+  CHECK(session.state_version() != state);
+  CHECK(session.job_tasks_version(r) != job);
 }
 
 TEST_CASE("a statement of mixed operations discarded in reverse restores every node and job") {
