@@ -42,7 +42,6 @@ class ElasticPlugin : public Plugin {
     auto invalidate = [this](const TaskInfo& task) {
       if (JobMemo* memo = memos_.Find(task.job)) {
         memo->per_pod_task = kNotComputed;
-        memo->elastic_request.reset();
         memo->gains = Gains();
       }
       idle_.reset();
@@ -226,11 +225,8 @@ class ElasticPlugin : public Plugin {
   }
 
   // Requests of the job's elastic workers on schedulable nodes (what taking them back frees).
-  const Resources& ElasticRequest(const JobInfo& job) {
-    std::optional<Resources>& cached = memos_[job.id].elastic_request;
-    if (!cached) cached = ElasticWorkerRequests(*session_, job);
-    return *cached;
-  }
+  // The session's memo (job_rules), by the job's tasks version: valid while no task of it moves.
+  const Resources& ElasticRequest(const JobInfo& job) { return ElasticWorkerRequests(*session_, job); }
 
   // Proportion's real capability: the capability, within what the other queues' guarantees
   // leave of the cluster.
@@ -380,7 +376,6 @@ class ElasticPlugin : public Plugin {
     // Whether its tasks share one shape (TaskInfo::shape), once asked. Shapes are the pods',
     // which no session changes.
     std::optional<bool> one_shape;
-    std::optional<Resources> elastic_request;
     Gains gains;
     std::optional<ScalingCurve> curve;
   };

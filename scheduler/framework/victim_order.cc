@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <tuple>
 
 #include "api/log.h"
@@ -354,13 +353,13 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     auto less = [&session, &givers](int32_t a, int32_t b) {
       return session.ElasticVictimOrderLess(session.job(givers[b].job), session.job(givers[a].job));
     };
-    std::optional<ScratchEvictions> scratch(std::in_place, session);
+    ScratchEvictions scratch(session);  // undone at the end of this block, before the orders are read
     auto take = [&](int32_t index) {
       Giver& giver = givers[index];
       const TaskId task = (*giver.workers)[giver.next];
       const Resources& request = session.task(task).request;
       add(Entry{giver.job, giver.next, {task}, request, false});
-      scratch->Evict(task);
+      scratch.Evict(task);
       queue_allocated[session.job(giver.job).queue] -= request;
       ++giver.next;
       return giver.next < static_cast<int32_t>(giver.workers->size());
@@ -388,7 +387,6 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       Tournament rest(rest_givers, universe, less);
       while (!rest.empty()) take(rest.top()) ? rest.Replay() : rest.Pop();
     }
-    scratch.reset();  // undone here, before the orders are read
   }
   order.worker_entries = static_cast<int32_t>(order.ranked.size());
   if (shared != nullptr && order.worker_entries > 0 && ranked_before == nullptr) shared->push_back(&order);
