@@ -138,6 +138,8 @@ class Session {
   // name at every change, never reused, and the old one back when a statement undoes its
   // changes (RestoreVersions), so what was derived from that state is valid again.
   uint64_t state_version() const { return state_version_; }
+  // Counts changes of node amounts (NodeChanged); with state_version, says the nodes are as they were.
+  uint64_t node_changes() const { return node_changes_; }
   // Job phase and scale-time changes so far (SetJobPhase, MarkScaled): statements do not undo them.
   uint64_t job_changes() const { return job_changes_; }
   // Statement::Discard, after undoing a run of changes no other change interleaved with: the
@@ -478,8 +480,10 @@ class Session {
   // Every change of a node's amounts goes through here: its version, and the index.
   void NodeChanged(NodeId node) {
     ++node_version_[node];
+    ++node_changes_;
     free_index_.Touch(node);
   }
+  uint64_t node_changes_ = 0;  // NodeChanged calls: node amounts also move without a state change (HoldResources)
 
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;

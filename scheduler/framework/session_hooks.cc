@@ -316,7 +316,7 @@ static std::vector<TaskId> IntersectVictims(const Hooks& hooks, const TaskInfo& 
         victims = std::move(both);
       }
     }
-    if (victims) return *victims;
+    if (victims) return std::move(*victims);
   }
   return {};
 }

@@ -214,6 +214,25 @@ int64_t PodsFittingWithFreed(const NodeInfo& node, const Resources& freed, int32
 
 }  // namespace
 
+void MostRoom::Add(const NodeInfo& node, const Resources& freed, int32_t pods) {
+  if (!node.schedulable) return;  // it takes no pod (PodsFittingWithFreed)
+  Resources offered = node.FutureIdle();
+  offered += freed;
+  int64_t* most = room.GrownData(offered.size());
+  for (size_t i = 0; i < offered.size(); ++i) most[i] = std::max(most[i], offered.data()[i]);
+  slots = std::max(slots, node.FuturePodSlots() + pods);
+}
+
+bool MostRoom::Exceeded(const Resources& request, uint64_t node_changes) const {
+  if (made_at != node_changes) return false;
+  if (slots <= 0) return true;
+  for (size_t i = 0; i < request.size(); ++i) {
+    const int64_t amount = request.data()[i];
+    if (amount > 0 && amount > room.Get(static_cast<ResourceId>(i))) return true;
+  }
+  return false;
+}
+
 const WorkerHoldings& CountWorkerHoldings(const Session& session) {
   std::shared_ptr<WorkerHoldings>& memo = session.memos().worker_holdings;
   if (memo == nullptr) memo = std::make_shared<WorkerHoldings>();
@@ -253,10 +272,21 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
     part.version = version;
   }
   holdings.state_version = session.state_version();
+  holdings.most_room.made_at = UINT64_MAX;  // the holdings moved
   return holdings;
 }
 
 bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task) {
+  // Most asks of a backlog, again and again in one state: more than any node could offer.
+  MostRoom& most = holdings.most_room;
+  if (most.WorthMaking(session.node_changes())) {
+    most.Reset(session.node_changes());
+    for (size_t n = 0; n < holdings.per_node.size(); ++n) {
+      const WorkerHoldings::Held& held = holdings.per_node[n];
+      if (held.pods > 0) most.Add(session.node(static_cast<NodeId>(n)), held.freed, held.pods);
+    }
+  }
+  if (most.Exceeded(task.request, session.node_changes())) return false;
   for (size_t n = 0; n < holdings.per_node.size(); ++n) {
     const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
@@ -288,6 +318,12 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
 }
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
+  MostRoom& most = order.most_room;
+  if (most.WorthMaking(session.node_changes())) {
+    most.Reset(session.node_changes());
+    for (const VictimOrder::NodeBound& bound : order.node_bounds) most.Add(session.node(bound.node), bound.freed, bound.pods);
+  }
+  if (most.Exceeded(task.request, session.node_changes())) return false;
   for (const VictimOrder::NodeBound& bound : order.node_bounds) {
     if (NodeMayFit(session, order, bound.node, task) && session.Predicate(task, session.node(bound.node)).ok()) {
       return true;

@@ -29,7 +29,12 @@ std::vector<bool> ScalableJobs(const Session& session) {
     // Asked of live jobs only: the others (Pending, holding nothing) are neither victims nor
     // starving, and no reader asks about them.
     memos.scalable.assign(session.cluster().jobs.size(), false);
-    for (JobId id : session.LiveJobs()) memos.scalable[id] = session.Scalable(session.job(id));
+    // Asked only of jobs that may have a worker: no reader looks at the others' (a job with no
+    // more tasks than its min has no surplus of ready pods, so no worker, and grows none).
+    for (JobId id : session.LiveJobs()) {
+      const JobInfo& job = session.job(id);
+      if (static_cast<int32_t>(job.tasks.size()) > job.min_available) memos.scalable[id] = session.Scalable(job);
+    }
     memos.scalable_version = session.state_version();
     memos.scalable_job_changes = session.job_changes();
   }

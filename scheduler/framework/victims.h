@@ -198,8 +198,9 @@ bool FailsAlikeUnlessConfined(Session& session, VictimOrderCache& orders, const 
 // jobs that lost elastic workers only are marked scaled (their cooldown restarts).
 void SettleVictims(Session& session, const VictimPlan& plan);
 
-// Session::Scalable for every live job (Session::LiveJobs; false for the others), evaluated now
-// (kept while the session state holds).
+// Session::Scalable for every live job that may have elastic workers (more tasks than its
+// min; false for the others, which never have one), evaluated now (kept while the session
+// state holds).
 std::vector<bool> ScalableJobs(const Session& session);
 
 // Serves the starving jobs (StarvingJobIds) with `pass`, as a pass in job order would (tried by id

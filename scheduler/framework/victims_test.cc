@@ -750,6 +750,13 @@ TEST_CASE("with every elastic worker gone, a task may fit only on a node where w
     statement.Discard();
   }
   CHECK_FALSE(may_fit("s-x-0"));
+  // Resources held on n2 (elastic-scale's reservation) move no task, and still leave it no room.
+  Resources held;
+  held.Set(kCpu, 1000);
+  session.HoldResources(s.node("n2").id, held);
+  CHECK_FALSE(may_fit("s-w-0"));
+  session.ReleaseHeldResources(s.node("n2").id, held);
+  CHECK(may_fit("s-w-0"));
 }
 
 // A workers-only plan whose first task fits no node, even with every elastic worker of the

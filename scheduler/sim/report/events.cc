@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -37,11 +38,22 @@ class EventReader {
     Amounts requests;
   };
 
+  // What Apply reads of an event; the strings and names point into its line or document.
+  struct Fields {
+    using NamedAmounts = absl::InlinedVector<std::pair<std::string_view, double>, 4>;
+    std::string_view pod, job, node, change, queue, reason;  // empty when absent
+    NamedAmounts requests, allocatable;
+  };
+
   // The types Apply reads anything of.
   static bool Draws(std::string_view type);
-  absl::Status Apply(double t, std::string_view type, const rapidjson::Value& event);
-  absl::StatusOr<Amounts> ReadAmounts(const rapidjson::Value& event, const char* key,
-                                      bool required);
+  // The fields of a `type` event from its document, or what is wrong with them.
+  static absl::StatusOr<Fields> FieldsOf(std::string_view type, const rapidjson::Value& event);
+  // The same from a line exactly as lahar-sim writes it (see ScanWrittenLine); nullopt for
+  // anything else, which the document's reading takes (and names the error of).
+  static std::optional<Fields> FieldsOfWrittenLine(std::string_view type, std::string_view line, double& t);
+  void Apply(double t, std::string_view type, const Fields& event);
+  Amounts ResourceIds(const Fields::NamedAmounts& amounts);
   int ResourceId(std::string_view name);
   int JobId(std::string_view name);
   void ChangeResource(int resource, double t, double allocatable_delta, double used_delta);
@@ -85,8 +97,9 @@ absl::Status EventReader::ReadLine(int64_t line_number, std::string_view line) {
   if (!type.ok()) return error(FromAbsl(type.status().message()));
   analysis_.last_t = time;
   ++analysis_.events;
-  absl::Status status = Apply(time, *type, document);
-  if (!status.ok()) return error(StrCat(*type, ": ", status.message()));
+  absl::StatusOr<Fields> fields = FieldsOf(*type, document);
+  if (!fields.ok()) return error(StrCat(*type, ": ", fields.status().message()));
+  Apply(time, *type, *fields);
   return absl::OkStatus();
 }
 
@@ -98,8 +111,16 @@ absl::Status EventReader::ReadWrittenLine(int64_t line_number, std::string_view 
   if (type_at == std::string_view::npos) return ReadLine(line_number, line);
   const size_t type_begin = type_at + kType.size();
   const size_t type_end = line.find('"', type_begin);
-  if (type_end == std::string_view::npos || Draws(line.substr(type_begin, type_end - type_begin))) {
-    return ReadLine(line_number, line);
+  if (type_end == std::string_view::npos) return ReadLine(line_number, line);
+  const std::string_view type = line.substr(type_begin, type_end - type_begin);
+  if (Draws(type)) {
+    double t = 0;
+    std::optional<Fields> fields = FieldsOfWrittenLine(type, line, t);
+    if (!fields || t < analysis_.last_t) return ReadLine(line_number, line);
+    analysis_.last_t = t;
+    ++analysis_.events;
+    Apply(t, type, *fields);
+    return absl::OkStatus();
   }
   // The time parsed as the whole line's parse would parse it.
   const std::string_view number = line.substr(kTime.size(), type_at - kTime.size());
@@ -116,86 +137,263 @@ bool EventReader::Draws(std::string_view type) {
          type == "job-start" || type == "job-complete";
 }
 
-absl::Status EventReader::Apply(double t, std::string_view type, const rapidjson::Value& event) {
-  if (type == "bind") {
-    ASSIGN_OR_RETURN(std::string_view pod, RequiredString(event, "pod"));
-    ASSIGN_OR_RETURN(std::string_view job, RequiredString(event, "job"));
-    ASSIGN_OR_RETURN(Amounts requests, ReadAmounts(event, "requests", /*required=*/true));
-    // A second bind without an eviction in between would double-count the pod.
-    ReleasePod(pod, t);
-    const int job_id = JobId(job);
-    for (const auto& [resource, amount] : requests) {
-      analysis_.resources[resource].ever_requested = true;
-      ChangeResource(resource, t, 0, amount);
-    }
-    ChangeRunning(job_id, t, +1);
-    bound_pods_.insert_or_assign(std::string(pod), BoundPod{job_id, std::move(requests)});
-  } else if (type == "evict" || type == "pod-complete") {
-    ASSIGN_OR_RETURN(std::string_view pod, RequiredString(event, "pod"));
-    ASSIGN_OR_RETURN(std::string_view job, RequiredString(event, "job"));
-    // The requests recorded at bind are what the pod holds; an evicted pod's grace period is
-    // not in the file, so its resources count as freed at the eviction.
-    RETURN_IF_ERROR(ReadAmounts(event, "requests", /*required=*/false).status());
-    if (type == "evict") {
-      ASSIGN_OR_RETURN(std::string reason, OptionalString(event, "reason"));
-      analysis_.evictions.push_back({t, JobId(job), std::string(pod), std::move(reason)});
-    }
-    ReleasePod(pod, t);
-  } else if (type == "node") {
-    ASSIGN_OR_RETURN(std::string_view node, RequiredString(event, "node"));
-    ASSIGN_OR_RETURN(std::string_view change, RequiredString(event, "change"));
-    if (change == "add") {
-      ASSIGN_OR_RETURN(Amounts allocatable, ReadAmounts(event, "allocatable", true));
-      auto [it, inserted] = nodes_.try_emplace(std::string(node));
-      for (const auto& [resource, amount] : it->second) ChangeResource(resource, t, -amount, 0);
-      for (const auto& [resource, amount] : allocatable) {
-        analysis_.resources[resource].ever_allocatable = true;
-        ChangeResource(resource, t, amount, 0);
-      }
-      it->second = std::move(allocatable);
-    } else if (change == "remove") {
-      auto it = nodes_.find(ToAbsl(node));
-      if (it != nodes_.end()) {
-        for (const auto& [resource, amount] : it->second) ChangeResource(resource, t, -amount, 0);
-        nodes_.erase(it);
-      }
-    } else if (change != "cordon" && change != "uncordon") {
-      // A cordoned node keeps its capacity and its pods, so it stays in the denominator.
-      return FieldError("change", "one of add, remove, cordon, uncordon");
-    }
-  } else if (type == "submit") {
-    ASSIGN_OR_RETURN(std::string_view job, RequiredString(event, "job"));
-    ASSIGN_OR_RETURN(std::string queue, OptionalString(event, "queue"));
-    analysis_.jobs[JobId(job)].queue = std::move(queue);
-  } else if (type == "job-start" || type == "job-complete") {
-    ASSIGN_OR_RETURN(std::string_view job, RequiredString(event, "job"));
-    JobId(job);
-  }
-  // Other types (session, and any the simulator adds later) carry nothing the charts draw;
-  // skipping them keeps old reports readable by newer code and the other way round.
-  return absl::OkStatus();
-}
+namespace {
 
-absl::StatusOr<Amounts> EventReader::ReadAmounts(const rapidjson::Value& event, const char* key,
-                                                 bool required) {
-  Amounts amounts;
+// An object of resource amounts, by name, in the document's order.
+absl::Status ReadNamedAmounts(const rapidjson::Value& event, const char* key, bool required,
+                              absl::InlinedVector<std::pair<std::string_view, double>, 4>& amounts) {
   const rapidjson::Value* object = Member(event, key);
   if (object == nullptr) {
     if (required) return FieldError(key, "an object of resource amounts");
-    return amounts;
+    return absl::OkStatus();
   }
   if (!object->IsObject()) return FieldError(key, "an object of resource amounts");
   for (const auto& member : object->GetObject()) {
     if (!member.value.IsNumber()) {
       return FieldError(StrCat(key, ".", member.name.GetString()), "a number");
     }
-    const std::string_view name(member.name.GetString(), member.name.GetStringLength());
-    amounts.emplace_back(ResourceId(name), member.value.GetDouble());
+    amounts.emplace_back(std::string_view(member.name.GetString(), member.name.GetStringLength()),
+                         member.value.GetDouble());
   }
-  return amounts;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string_view> OptionalView(const rapidjson::Value& event, const char* key) {
+  const rapidjson::Value* value = Member(event, key);
+  if (value == nullptr) return std::string_view();
+  if (!value->IsString()) return FieldError(key, "a string");
+  return std::string_view(value->GetString(), value->GetStringLength());
+}
+
+// Reads one JSON object as lahar-sim writes its events: strings without escapes, numbers
+// without sign or exponent of at most 15 digits, and objects of such numbers. Anything else
+// (null, true, arrays, escapes, exponents, a repeated key) stops it, and the line is parsed in
+// full instead. Its numbers are the doubles rapidjson makes of them: the digits as an integer,
+// divided by the power of ten of the fraction, both exact below 2^53 and 1e22.
+class WrittenLineScanner {
+ public:
+  explicit WrittenLineScanner(std::string_view line) : line_(line) {}
+
+  bool Eat(char c) {
+    if (at_ >= line_.size() || line_[at_] != c) return false;
+    ++at_;
+    return true;
+  }
+  bool AtEnd() const { return at_ == line_.size(); }
+  char Peek() const { return at_ < line_.size() ? line_[at_] : '\0'; }
+
+  std::optional<std::string_view> String() {
+    if (!Eat('"')) return std::nullopt;
+    const size_t begin = at_;
+    for (; at_ < line_.size(); ++at_) {
+      const auto c = static_cast<unsigned char>(line_[at_]);
+      if (c == '"') return line_.substr(begin, at_++ - begin);
+      if (c == '\\' || c < 0x20) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<double> Number() {
+    static constexpr double kPowersOfTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                              1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    auto digit = [this] { return at_ < line_.size() && line_[at_] >= '0' && line_[at_] <= '9'; };
+    if (!digit()) return std::nullopt;
+    if (line_[at_] == '0' && at_ + 1 < line_.size() && line_[at_ + 1] >= '0' && line_[at_ + 1] <= '9') {
+      return std::nullopt;  // a leading zero: not JSON
+    }
+    uint64_t digits = 0;
+    int count = 0;
+    int fraction = 0;
+    for (; digit(); ++at_, ++count) digits = digits * 10 + static_cast<uint64_t>(line_[at_] - '0');
+    if (Eat('.')) {
+      if (!digit()) return std::nullopt;
+      for (; digit(); ++at_, ++count, ++fraction) digits = digits * 10 + static_cast<uint64_t>(line_[at_] - '0');
+    }
+    if (count > 15 || Peek() == 'e' || Peek() == 'E') return std::nullopt;
+    const auto value = static_cast<double>(digits);
+    return fraction == 0 ? value : value / kPowersOfTen[fraction];
+  }
+
+ private:
+  std::string_view line_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<EventReader::Fields> EventReader::FieldsOf(std::string_view type, const rapidjson::Value& event) {
+  Fields fields;
+  if (type == "bind") {
+    ASSIGN_OR_RETURN(fields.pod, RequiredString(event, "pod"));
+    ASSIGN_OR_RETURN(fields.job, RequiredString(event, "job"));
+    RETURN_IF_ERROR(ReadNamedAmounts(event, "requests", /*required=*/true, fields.requests));
+  } else if (type == "evict" || type == "pod-complete") {
+    ASSIGN_OR_RETURN(fields.pod, RequiredString(event, "pod"));
+    ASSIGN_OR_RETURN(fields.job, RequiredString(event, "job"));
+    RETURN_IF_ERROR(ReadNamedAmounts(event, "requests", /*required=*/false, fields.requests));
+    if (type == "evict") {
+      ASSIGN_OR_RETURN(fields.reason, OptionalView(event, "reason"));
+    }
+  } else if (type == "node") {
+    ASSIGN_OR_RETURN(fields.node, RequiredString(event, "node"));
+    ASSIGN_OR_RETURN(fields.change, RequiredString(event, "change"));
+    if (fields.change == "add") {
+      RETURN_IF_ERROR(ReadNamedAmounts(event, "allocatable", /*required=*/true, fields.allocatable));
+    } else if (fields.change != "remove" && fields.change != "cordon" && fields.change != "uncordon") {
+      // A cordoned node keeps its capacity and its pods, so it stays in the denominator.
+      return FieldError("change", "one of add, remove, cordon, uncordon");
+    }
+  } else if (type == "submit") {
+    ASSIGN_OR_RETURN(fields.job, RequiredString(event, "job"));
+    ASSIGN_OR_RETURN(fields.queue, OptionalView(event, "queue"));
+  } else if (type == "job-start" || type == "job-complete") {
+    ASSIGN_OR_RETURN(fields.job, RequiredString(event, "job"));
+  }
+  // Other types (session, and any the simulator adds later) carry nothing the charts draw;
+  // skipping them keeps old reports readable by newer code and the other way round.
+  return fields;
+}
+
+std::optional<EventReader::Fields> EventReader::FieldsOfWrittenLine(std::string_view type, std::string_view line,
+                                                                    double& t) {
+  WrittenLineScanner scan(line);
+  Fields fields;
+  // The keys read, each at most once (a document reads a repeated key's first value).
+  enum Key : uint32_t { kT = 1, kType = 2, kPod = 4, kJob = 8, kNode = 16, kChange = 32, kQueue = 64,
+                        kReason = 128, kRequests = 256, kAllocatable = 512 };
+  uint32_t seen = 0;
+  auto amounts = [&scan](Fields::NamedAmounts& into) {
+    if (!scan.Eat('{')) return false;
+    if (scan.Eat('}')) return true;
+    do {
+      std::optional<std::string_view> name = scan.String();
+      if (!name || !scan.Eat(':')) return false;
+      std::optional<double> amount = scan.Number();
+      if (!amount) return false;
+      into.emplace_back(*name, *amount);
+    } while (scan.Eat(','));
+    return scan.Eat('}');
+  };
+  if (!scan.Eat('{')) return std::nullopt;
+  do {
+    std::optional<std::string_view> key = scan.String();
+    if (!key || !scan.Eat(':')) return std::nullopt;
+    struct Known {
+      std::string_view name;
+      Key key;
+      std::string_view* string;
+      Fields::NamedAmounts* amounts;
+    };
+    const Known known[] = {{"pod", kPod, &fields.pod, nullptr},          {"job", kJob, &fields.job, nullptr},
+                           {"node", kNode, &fields.node, nullptr},       {"change", kChange, &fields.change, nullptr},
+                           {"queue", kQueue, &fields.queue, nullptr},    {"reason", kReason, &fields.reason, nullptr},
+                           {"requests", kRequests, nullptr, &fields.requests},
+                           {"allocatable", kAllocatable, nullptr, &fields.allocatable}};
+    if (*key == "t" || *key == "type") {
+      const Key which = *key == "t" ? kT : kType;
+      if (seen & which) return std::nullopt;
+      seen |= which;
+      if (which == kT) {
+        std::optional<double> number = scan.Number();
+        if (!number) return std::nullopt;
+        t = *number;
+      } else {
+        std::optional<std::string_view> written = scan.String();
+        if (!written || *written != type) return std::nullopt;
+      }
+      continue;
+    }
+    const Known* field = nullptr;
+    for (const Known& k : known) {
+      if (k.name == *key) field = &k;
+    }
+    if (field != nullptr) {
+      if (seen & field->key) return std::nullopt;
+      seen |= field->key;
+      if (field->string != nullptr) {
+        std::optional<std::string_view> value = scan.String();
+        if (!value) return std::nullopt;
+        *field->string = *value;
+      } else if (!amounts(*field->amounts)) {
+        return std::nullopt;
+      }
+      continue;
+    }
+    // A field Apply does not read: a string or a number (as the submit's min and max).
+    if (scan.Peek() == '"' ? !scan.String() : !scan.Number()) return std::nullopt;
+  } while (scan.Eat(','));
+  if (!scan.Eat('}')) return std::nullopt;
+  while (scan.Eat(' ') || scan.Eat('\t') || scan.Eat('\r')) {
+  }
+  if (!scan.AtEnd() || !(seen & kT) || !(seen & kType)) return std::nullopt;
+  // What FieldsOf requires, present: else the document's reading names what is wrong.
+  auto has = [seen](uint32_t keys) { return (seen & keys) == keys; };
+  if (type == "bind") return has(kPod | kJob | kRequests) ? std::optional<Fields>(std::move(fields)) : std::nullopt;
+  if (type == "evict" || type == "pod-complete") {
+    return has(kPod | kJob) ? std::optional<Fields>(std::move(fields)) : std::nullopt;
+  }
+  if (type == "node") {
+    if (!has(kNode | kChange)) return std::nullopt;
+    if (fields.change == "add") return has(kAllocatable) ? std::optional<Fields>(std::move(fields)) : std::nullopt;
+    const bool known_change = fields.change == "remove" || fields.change == "cordon" || fields.change == "uncordon";
+    return known_change ? std::optional<Fields>(std::move(fields)) : std::nullopt;
+  }
+  return has(kJob) ? std::optional<Fields>(std::move(fields)) : std::nullopt;  // submit, job-start, job-complete
+}
+
+void EventReader::Apply(double t, std::string_view type, const Fields& event) {
+  if (type == "bind") {
+    Amounts requests = ResourceIds(event.requests);
+    // A second bind without an eviction in between would double-count the pod.
+    ReleasePod(event.pod, t);
+    const int job_id = JobId(event.job);
+    for (const auto& [resource, amount] : requests) {
+      analysis_.resources[resource].ever_requested = true;
+      ChangeResource(resource, t, 0, amount);
+    }
+    ChangeRunning(job_id, t, +1);
+    bound_pods_.insert_or_assign(std::string(event.pod), BoundPod{job_id, std::move(requests)});
+  } else if (type == "evict" || type == "pod-complete") {
+    // The requests recorded at bind are what the pod holds; an evicted pod's grace period is
+    // not in the file, so its resources count as freed at the eviction. Their names are
+    // resources of the file all the same.
+    ResourceIds(event.requests);
+    if (type == "evict") {
+      analysis_.evictions.push_back({t, JobId(event.job), std::string(event.pod), std::string(event.reason)});
+    }
+    ReleasePod(event.pod, t);
+  } else if (type == "node") {
+    if (event.change == "add") {
+      Amounts allocatable = ResourceIds(event.allocatable);
+      auto [it, inserted] = nodes_.try_emplace(std::string(event.node));
+      for (const auto& [resource, amount] : it->second) ChangeResource(resource, t, -amount, 0);
+      for (const auto& [resource, amount] : allocatable) {
+        analysis_.resources[resource].ever_allocatable = true;
+        ChangeResource(resource, t, amount, 0);
+      }
+      it->second = std::move(allocatable);
+    } else if (event.change == "remove") {
+      auto it = nodes_.find(ToAbsl(event.node));
+      if (it != nodes_.end()) {
+        for (const auto& [resource, amount] : it->second) ChangeResource(resource, t, -amount, 0);
+        nodes_.erase(it);
+      }
+    }
+  } else if (type == "submit") {
+    analysis_.jobs[JobId(event.job)].queue = std::string(event.queue);
+  } else if (type == "job-start" || type == "job-complete") {
+    JobId(event.job);
+  }
+}
+
+Amounts EventReader::ResourceIds(const Fields::NamedAmounts& amounts) {
+  Amounts ids;
+  for (const auto& [name, amount] : amounts) ids.emplace_back(ResourceId(name), amount);
+  return ids;
 }
 
 int EventReader::ResourceId(std::string_view name) {
+  if (auto known = resource_ids_.find(ToAbsl(name)); known != resource_ids_.end()) return known->second;
   auto [it, inserted] =
       resource_ids_.try_emplace(std::string(name), static_cast<int>(resource_ids_.size()));
   if (inserted) {
@@ -206,6 +404,7 @@ int EventReader::ResourceId(std::string_view name) {
 }
 
 int EventReader::JobId(std::string_view name) {
+  if (auto known = job_ids_.find(ToAbsl(name)); known != job_ids_.end()) return known->second;
   auto [it, inserted] = job_ids_.try_emplace(std::string(name), static_cast<int>(job_ids_.size()));
   if (inserted) {
     analysis_.jobs.emplace_back();
