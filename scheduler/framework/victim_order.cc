@@ -214,21 +214,48 @@ int64_t PodsFittingWithFreed(const NodeInfo& node, const Resources& freed, int32
 
 }  // namespace
 
-void MostRoom::Add(const NodeInfo& node, const Resources& freed, int32_t pods) {
+void RoomBound::Reset(uint64_t node_changes) {
+  most.SetZero();
+  total.SetZero();
+  most_slots = 0;
+  total_slots = 0;
+  made_at = node_changes;
+}
+
+void RoomBound::Add(const NodeInfo& node, const Resources& freed, int32_t pods) {
   if (!node.schedulable) return;  // it takes no pod (PodsFittingWithFreed)
   Resources offered = node.FutureIdle();
   offered += freed;
-  int64_t* most = room.GrownData(offered.size());
-  for (size_t i = 0; i < offered.size(); ++i) most[i] = std::max(most[i], offered.data()[i]);
-  slots = std::max(slots, node.FuturePodSlots() + pods);
+  const size_t n = offered.size();
+  int64_t* most_of = most.GrownData(n);
+  int64_t* total_of = total.GrownData(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t amount = offered.data()[i];
+    most_of[i] = std::max(most_of[i], amount);
+    total_of[i] += std::max<int64_t>(amount, 0);
+  }
+  const int32_t slots = node.FuturePodSlots() + pods;
+  most_slots = std::max(most_slots, slots);
+  total_slots += std::max(slots, 0);
 }
 
-bool MostRoom::Exceeded(const Resources& request, uint64_t node_changes) const {
+bool RoomBound::NoneFits(const Resources& request, uint64_t node_changes) const {
   if (made_at != node_changes) return false;
-  if (slots <= 0) return true;
+  if (most_slots <= 0) return true;
   for (size_t i = 0; i < request.size(); ++i) {
     const int64_t amount = request.data()[i];
-    if (amount > 0 && amount > room.Get(static_cast<ResourceId>(i))) return true;
+    if (amount > 0 && amount > most.Get(static_cast<ResourceId>(i))) return true;
+  }
+  return false;
+}
+
+bool RoomBound::FewerFit(const Resources& request, size_t count, uint64_t node_changes) const {
+  if (made_at != node_changes) return false;
+  const auto wanted = static_cast<int64_t>(count);
+  if (total_slots < wanted) return true;
+  for (size_t i = 0; i < request.size(); ++i) {
+    const int64_t amount = request.data()[i];
+    if (amount > 0 && total.Get(static_cast<ResourceId>(i)) / amount < wanted) return true;
   }
   return false;
 }
@@ -272,21 +299,22 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
     part.version = version;
   }
   holdings.state_version = session.state_version();
-  holdings.most_room.made_at = UINT64_MAX;  // the holdings moved
+  holdings.room_with_workers.made_at = UINT64_MAX;  // the holdings moved
+  holdings.room_of_all.made_at = UINT64_MAX;
   return holdings;
 }
 
 bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task) {
   // Most asks of a backlog, again and again in one state: more than any node could offer.
-  MostRoom& most = holdings.most_room;
-  if (most.WorthMaking(session.node_changes())) {
-    most.Reset(session.node_changes());
+  RoomBound& room = holdings.room_with_workers;
+  if (room.WorthMaking(session.node_changes())) {
+    room.Reset(session.node_changes());
     for (size_t n = 0; n < holdings.per_node.size(); ++n) {
       const WorkerHoldings::Held& held = holdings.per_node[n];
-      if (held.pods > 0) most.Add(session.node(static_cast<NodeId>(n)), held.freed, held.pods);
+      if (held.pods > 0) room.Add(session.node(static_cast<NodeId>(n)), held.freed, held.pods);
     }
   }
-  if (most.Exceeded(task.request, session.node_changes())) return false;
+  if (room.NoneFits(task.request, session.node_changes())) return false;
   for (size_t n = 0; n < holdings.per_node.size(); ++n) {
     const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
@@ -300,6 +328,17 @@ bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& 
 
 bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const Resources& request,
                             size_t count) {
+  // Most gangs of a backlog that get here, again and again in one state: more than all the
+  // nodes together offer.
+  RoomBound& room = holdings.room_of_all;
+  if (room.WorthMaking(session.node_changes())) {
+    room.Reset(session.node_changes());
+    for (const NodeInfo& node : session.cluster().nodes) {
+      const WorkerHoldings::Held& held = holdings.per_node[node.id];
+      room.Add(node, held.freed, held.pods);
+    }
+  }
+  if (room.FewerFit(request, count, session.node_changes())) return true;
   size_t fit = 0;
   for (const NodeInfo& node : session.cluster().nodes) {
     const WorkerHoldings::Held& held = holdings.per_node[node.id];
@@ -318,12 +357,12 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
 }
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
-  MostRoom& most = order.most_room;
-  if (most.WorthMaking(session.node_changes())) {
-    most.Reset(session.node_changes());
-    for (const VictimOrder::NodeBound& bound : order.node_bounds) most.Add(session.node(bound.node), bound.freed, bound.pods);
+  RoomBound& room = order.room;
+  if (room.WorthMaking(session.node_changes())) {
+    room.Reset(session.node_changes());
+    for (const VictimOrder::NodeBound& bound : order.node_bounds) room.Add(session.node(bound.node), bound.freed, bound.pods);
   }
-  if (most.Exceeded(task.request, session.node_changes())) return false;
+  if (room.NoneFits(task.request, session.node_changes())) return false;
   for (const VictimOrder::NodeBound& bound : order.node_bounds) {
     if (NodeMayFit(session, order, bound.node, task) && session.Predicate(task, session.node(bound.node)).ok()) {
       return true;

@@ -25,40 +25,40 @@ struct Entry {
   bool whole = false;
 };
 
-// Every entry of a plan. Collected first (cheap: which jobs may give up what, and what that
-// could free on each node), ranked only when a plan needs to walk the entries (rank = index in
-// `ranked`): a plan that no node could serve even with every entry taken fails without it.
-// The most any of a set of nodes offers a pod once more is freed on each (its future idle plus
-// that, per resource, and pod slots; at least zero), as of Session::node_changes() `made_at`: a
-// pod asking more of some resource fits none of them (PodsFittingWithFreed). Made in one pass
-// over the set, it spares a pass per pod asked about, as most pods of a backlog fit none.
-struct MostRoom {
-  Resources room;
-  int32_t slots = 0;
+// What a set of nodes offers pods once more is freed on each (its future idle plus that, per
+// resource, and pod slots), as of Session::node_changes() `made_at`: the most any one offers
+// and the sum of what each offers (at least zero). A pod asking more than the most of some
+// resource fits none of them; n pods asking more than the sum fit n times on none together
+// (PodsFittingWithFreed counts no more). Made in one pass over the set, it spares a pass per
+// pod asked about, as most pods of a backlog fit none.
+struct RoomBound {
+  Resources most, total;
+  int32_t most_slots = 0;
+  int64_t total_slots = 0;
   uint64_t made_at = UINT64_MAX;
   uint64_t first_asked_at = UINT64_MAX;
 
   // Whether to make the bound (Reset, Add) before the pass a pod is asked about: not for the
-  // first pod asked about with the nodes as they are (a pass may stop at its first node that
-  // fits, and in many states only one pod is), for the second.
+  // first ask with the nodes as they are (a pass may stop at its first node that fits, and in
+  // many states only one pod is asked about), for the second.
   bool WorthMaking(uint64_t node_changes) {
     if (made_at == node_changes) return false;
     if (first_asked_at == node_changes) return true;
     first_asked_at = node_changes;
     return false;
   }
-  void Reset(uint64_t node_changes) {
-    room.SetZero();
-    slots = 0;
-    made_at = node_changes;
-  }
+  void Reset(uint64_t node_changes);
   // A node of the set, with `freed` and `pods` more free there.
   void Add(const NodeInfo& node, const Resources& freed, int32_t pods);
-  // Whether no node of the set could take a pod asking `request`; false when not made for the
-  // nodes as they are (`node_changes`).
-  bool Exceeded(const Resources& request, uint64_t node_changes) const;
+  // Whether no node of the set could take a pod asking `request`, and whether fewer than
+  // `count` such pods fit on them all; false when not made for the nodes as they are.
+  bool NoneFits(const Resources& request, uint64_t node_changes) const;
+  bool FewerFit(const Resources& request, size_t count, uint64_t node_changes) const;
 };
 
+// Every entry of a plan. Collected first (cheap: which jobs may give up what, and what that
+// could free on each node), ranked only when a plan needs to walk the entries (rank = index in
+// `ranked`): a plan that no node could serve even with every entry taken fails without it.
 struct VictimOrder {
   // Collected (CollectVictims).
   std::map<JobId, std::vector<TaskId>> worker_lists;  // elastic workers per job, eviction order
@@ -71,7 +71,7 @@ struct VictimOrder {
   };
   std::vector<NodeBound> node_bounds;  // by node id; nodes with an entry's task only
   std::vector<int32_t> bound_index;    // per node id: its index in node_bounds, or -1
-  mutable MostRoom most_room;          // of the nodes in node_bounds, with their entries taken
+  mutable RoomBound room;              // of the nodes in node_bounds, with their entries taken
   // Elastic workers are ranked by the queues' shares and the jobs' fulfillment when the order is
   // built; a committed plan changes both, so such an order is not reused after one.
   bool has_workers = false;
@@ -161,8 +161,9 @@ struct WorkerHoldings {
   std::vector<Part> parts;       // of the live jobs counted so far
   std::vector<int32_t> part_of;  // per job id: its index in parts, or -1
   uint64_t state_version = UINT64_MAX;  // Session::state_version() when last brought up to date
-  // Of the nodes holding workers, with all of them gone (SomeNodeMayFitWithAnyWorkers).
-  mutable MostRoom most_room;
+  // Of the nodes holding workers, and of all nodes, with every worker gone
+  // (SomeNodeMayFitWithAnyWorkers, FewerFitWithAnyWorkers).
+  mutable RoomBound room_with_workers, room_of_all;
 };
 
 // The session's WorkerHoldings, brought up to its state.
