@@ -270,6 +270,9 @@ struct ClusterSnapshot {
   // kept it while jobs came and went, so that a session does not sum a backlog it leaves alone.
   // Empty in a snapshot made another way: then the jobs are summed.
   std::vector<Resources> queue_demand;
+  // Per queue id: what the queue's own jobs' placed tasks request (their JobInfo::allocated
+  // summed), kept the same way; empty in a snapshot made another way.
+  std::vector<Resources> queue_allocated;
   // The HyperNodes resolved against `nodes` (spec 3.3); null when the cluster has none.
   std::shared_ptr<const Topology> topology;
   // Per job: the cache's build of the job it was laid out from (0: none). A snapshot built over

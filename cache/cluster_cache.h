@@ -191,7 +191,7 @@ class ClusterCache {
   void MarkAllDirty() { all_dirty_ = true; }
   void RebuildBlock(const std::string& job_key, JobBlock& block) const;
   // Adds (sign +1, remembered in the block) or removes (-1) what the block's job asks of its
-  // queue to or from demand_by_queue_.
+  // queue, and what it holds, to or from queue_sums_.
   void CountDemand(JobBlock& block, int sign) const;
 
   CacheOptions options_;
@@ -318,9 +318,14 @@ class ClusterCache {
   // What pods hold on nodes the cache does not have (not seen yet, or gone), by name
   // (NodeEntry::held for the others).
   mutable std::map<std::string, NodeHeld, std::less<>> held_elsewhere_;
-  // Per queue name: JobDemand summed over the laid-out jobs that name it (ClusterSnapshot::
-  // queue_demand), kept as blocks are rebuilt.
-  mutable std::map<std::string, Resources, std::less<>> demand_by_queue_;
+  // Per queue name, over the laid-out jobs that name it: JobDemand summed (ClusterSnapshot::
+  // queue_demand) and what their placed tasks request (queue_allocated), kept as blocks are
+  // rebuilt.
+  struct QueueSums {
+    Resources demand;
+    Resources allocated;
+  };
+  mutable std::map<std::string, QueueSums, std::less<>> queue_sums_;
   // Adds (sign +1) or takes away (-1) one pod to or from the sums of the node it names.
   void CountOnNode(const std::string& node_name, const Resources& request, const Resources& limit,
                    bool releasing, int sign) const;

@@ -546,6 +546,22 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
     }
     return cpu;
   };
+  // The same for what the jobs' placed pods hold (JobInfo::allocated).
+  auto held_summed = [](const ClusterSnapshot& snap) {
+    std::map<std::string, int64_t> cpu;
+    for (const JobInfo& job : snap.jobs) {
+      if (job.queue != kNoId && job.allocated.Get(kCpu) != 0) cpu[snap.queues[job.queue].name] += job.allocated.Get(kCpu);
+    }
+    return cpu;
+  };
+  auto held_kept = [](const ClusterSnapshot& snap) {
+    std::map<std::string, int64_t> cpu;
+    REQUIRE(snap.queue_allocated.size() == snap.queues.size());
+    for (const QueueInfo& queue : snap.queues) {
+      if (snap.queue_allocated[queue.id].Get(kCpu) != 0) cpu[queue.name] = snap.queue_allocated[queue.id].Get(kCpu);
+    }
+    return cpu;
+  };
   add_job("gang", "research", 4, 4, 4);      // all its pods: their requests, 4 cpu
   add_job("short", "research", 2, 4, 2);     // fewer pods than its min: minResources, 8 cpu
   add_job("running", "default", 3, 2, 0);    // on n2: 3 cpu
@@ -555,7 +571,9 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
   cache.UpsertPod(lone);                     // the default queue's
   ClusterSnapshot snap = cache.Snapshot(0);
   CHECK(kept(snap) == std::map<std::string, int64_t>{{"default", 3500}, {"research", 12000}});
+  CHECK(held_kept(snap) == std::map<std::string, int64_t>{{"default", 3000}});  // "running": 3 pods on n2
   CHECK(kept(snap) == summed(snap));
+  CHECK(held_kept(snap) == held_summed(snap));
 
   // A pod more for "short" still leaves it short; "gang" loses a pod to a deletion (short too);
   // "lost" goes; a job arrives in "research".
@@ -565,6 +583,7 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
   add_job("new", "research", 1, 1, 1);
   snap = cache.Snapshot(1000, std::move(snap));
   CHECK(kept(snap) == summed(snap));
+  CHECK(held_kept(snap) == held_summed(snap));
   CHECK(kept(snap).at("research") == 8000 + 8000 + 1000);  // "gang" is short of its min now
 
   // n2 is deleted: "running"'s pods fail there and ask for nothing more, though their block
@@ -572,9 +591,12 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
   cache.DeleteNode("n2");
   snap = cache.Snapshot(2000, std::move(snap));
   CHECK(kept(snap) == summed(snap));
+  CHECK(held_kept(snap) == held_summed(snap));
   CHECK(kept(snap).at("default") == 500);
+  CHECK(held_kept(snap).empty());  // its pods failed with their node
   snap = cache.Snapshot(3000, std::move(snap));  // as laid out, nothing changed
   CHECK(kept(snap) == summed(snap));
+  CHECK(held_kept(snap) == held_summed(snap));
 
   // The queue "nowhere" appears: every job is laid out again.
   add_job("lost", "nowhere", 2, 2, 2);
@@ -583,6 +605,7 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
   cache.UpsertQueue(nowhere);
   snap = cache.Snapshot(4000, std::move(snap));
   CHECK(kept(snap) == summed(snap));
+  CHECK(held_kept(snap) == held_summed(snap));
   CHECK(kept(snap).at("nowhere") == 2000);
 }
 

@@ -154,9 +154,10 @@ void ClusterCache::CountOnNode(const std::string& node_name, const Resources& re
 
 void ClusterCache::CountDemand(JobBlock& block, int sign) const {
   if (sign < 0) {
-    auto it = demand_by_queue_.find(block.demand_queue);
-    it->second -= block.demand;
-    if (it->second.IsZero()) demand_by_queue_.erase(it);
+    auto it = queue_sums_.find(block.demand_queue);
+    it->second.demand -= block.demand;
+    it->second.allocated -= block.job.allocated;
+    if (it->second.demand.IsZero() && it->second.allocated.IsZero()) queue_sums_.erase(it);
     return;
   }
   // A PodGroup's queue, by name (a name no queue has adds to no queue's demand); a lone pod's,
@@ -164,7 +165,9 @@ void ClusterCache::CountDemand(JobBlock& block, int sign) const {
   block.demand_queue = block.job.has_pod_group ? *block.queue : options_.default_queue;
   Resources grown;
   block.demand = JobDemand(block.job, block.tasks.size(), grown);
-  demand_by_queue_[block.demand_queue] += block.demand;
+  QueueSums& sums = queue_sums_[block.demand_queue];
+  sums.demand += block.demand;
+  sums.allocated += block.job.allocated;  // a block changes only when rebuilt, after -1
 }
 
 void ClusterCache::CountHeld(const JobBlock& block, int sign) const {

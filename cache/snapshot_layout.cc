@@ -152,7 +152,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   // they are laid out below, in namespace/name order.
   if (all_dirty_) {
     for (const LaidBlock& laid : existing_blocks_) CountHeld(*laid.block, -1);
-    demand_by_queue_.clear();
+    queue_sums_.clear();
     blocks_.clear();
     existing_blocks_.clear();
     park_slots_.clear();  // the entries that said so are gone
@@ -248,9 +248,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   }
   snap.total_allocatable = total_allocatable_;
   snap.queue_demand.assign(snap.queues.size(), Resources());
+  snap.queue_allocated.assign(snap.queues.size(), Resources());
   for (const QueueInfo& queue : snap.queues) {
-    auto it = demand_by_queue_.find(queue.name);
-    if (it != demand_by_queue_.end()) snap.queue_demand[queue.id] = it->second;
+    auto it = queue_sums_.find(queue.name);
+    if (it == queue_sums_.end()) continue;
+    snap.queue_demand[queue.id] = it->second.demand;
+    snap.queue_allocated[queue.id] = it->second.allocated;
   }
   CheckQueueGuarantees(snap.queues, snap.total_allocatable);
   snap.topology = CurrentTopology();
@@ -411,13 +414,15 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       node_gone.push_back(&entry);
     }
   }
-  // Their queues' demand counted their blocks, whose tasks did not fail: their own instead.
+  // Their queues' sums counted their blocks, whose tasks did not fail: their own instead.
   for (const LaidBlock* entry : node_gone) {
     const JobInfo& job = snap.jobs[static_cast<size_t>(entry->laid[l].at)];
     if (job.queue == kNoId) continue;
     Resources grown;
     snap.queue_demand[job.queue] += JobDemand(job, job.tasks.size(), grown);
     snap.queue_demand[job.queue] -= entry->block->demand;
+    snap.queue_allocated[job.queue] += job.allocated;
+    snap.queue_allocated[job.queue] -= entry->block->job.allocated;
   }
   holding.resize(holding_count);
   // Each node's tasks, in id order, in vectors sized once.

@@ -23,6 +23,7 @@ class ConformancePlugin : public Plugin {
     const Session* s = &session;
     auto not_critical = [s](const TaskInfo&, const std::vector<TaskId>& candidates) {
       std::vector<TaskId> out;
+      out.reserve(candidates.size());  // most candidates stay: one allocation, not one per doubling
       for (TaskId id : candidates) {
         if (!Critical(s->task(id))) out.push_back(id);
       }

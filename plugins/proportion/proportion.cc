@@ -89,11 +89,20 @@ class QueueSharePlugin : public Plugin {
         for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) demands[q].request += demand;
       }
     }
-    // What they hold: a job that is not live holds nothing.
-    for (JobId id : session.LiveJobs()) {
-      const JobInfo& job = session.job(id);
-      if (job.queue == kNoId || job.PlacedCount() == 0) continue;  // allocated sums the placed tasks
-      for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) queues_[q].allocated += job.allocated;
+    // What they hold: as the cache kept it, else summed here (a job that is not live holds
+    // nothing; nothing is pipelined yet, so allocated sums the placed tasks).
+    if (cluster.queue_allocated.size() == queue_count) {
+      for (const QueueInfo& queue : cluster.queues) {
+        const Resources& allocated = cluster.queue_allocated[queue.id];
+        if (allocated.IsZero()) continue;
+        for (QueueId q = queue.id; q != kNoId; q = cluster.queues[q].parent) queues_[q].allocated += allocated;
+      }
+    } else {
+      for (JobId id : session.LiveJobs()) {
+        const JobInfo& job = session.job(id);
+        if (job.queue == kNoId || job.PlacedCount() == 0) continue;
+        for (QueueId q = job.queue; q != kNoId; q = cluster.queues[q].parent) queues_[q].allocated += job.allocated;
+      }
     }
     for (JobId id : session.LiveJobs()) {  // an admitted job is live
       const JobInfo& job = session.job(id);

@@ -57,7 +57,7 @@ Resources FreeCapacity(const Session& session) {
   Session::Memos& memos = session.memos();
   const std::vector<NodeInfo>& nodes = session.cluster().nodes;
   // The plans of a backlog that fail ask it again and again with every node as it was.
-  if (memos.free_node_changes == session.node_changes()) return memos.free_capacity;
+  if (memos.free_state_version == session.state_version()) return memos.free_capacity;
   const WaitMemo::CarriedCapacity* carried = nullptr;
   if (memos.free_node_versions.size() != nodes.size()) {  // first asked in the session
     carried = Carried(session);
@@ -89,7 +89,7 @@ Resources FreeCapacity(const Session& session) {
     }
     memos.free_capacity += part;
   }
-  memos.free_node_changes = session.node_changes();
+  memos.free_state_version = session.state_version();
   return memos.free_capacity;
 }
 

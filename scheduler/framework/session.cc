@@ -219,11 +219,13 @@ template void Session::ChangeTaskStatus<false>(TaskId task, TaskStatus status, N
 void Session::HoldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used += amount;
   NodeChanged(node);
+  state_version_ = ++version_counter_;  // the nodes' amounts are part of the state
 }
 
 void Session::ReleaseHeldResources(NodeId node, const Resources& amount) {
   cluster_.nodes[node].used -= amount;
   NodeChanged(node);
+  state_version_ = ++version_counter_;
   ++free_epoch_;  // the node is freer: cached searches may have missed it
 }
 

@@ -134,12 +134,10 @@ class Session {
   Millis expiry() const { return expiry_; }
   // Task state changes so far in the session (SetTaskStatus calls).
   uint64_t task_state_changes() const { return task_state_changes_; }
-  // Names the state of everything the jobs' rules read (tasks, job phases, scale times): a new
-  // name at every change, never reused, and the old one back when a statement undoes its
+  // Names the state of everything the jobs' rules read (tasks, job phases, scale times) and of
+  // the nodes' amounts (resources held included): a new name at every change, never reused, and the old one back when a statement undoes its
   // changes (RestoreVersions), so what was derived from that state is valid again.
   uint64_t state_version() const { return state_version_; }
-  // Counts changes of node amounts (NodeChanged); with state_version, says the nodes are as they were.
-  uint64_t node_changes() const { return node_changes_; }
   // Job phase and scale-time changes so far (SetJobPhase, MarkScaled): statements do not undo them.
   uint64_t job_changes() const { return job_changes_; }
   // Statement::Discard, after undoing a run of changes no other change interleaved with: the
@@ -480,10 +478,8 @@ class Session {
   // Every change of a node's amounts goes through here: its version, and the index.
   void NodeChanged(NodeId node) {
     ++node_version_[node];
-    ++node_changes_;
     free_index_.Touch(node);
   }
-  uint64_t node_changes_ = 0;  // NodeChanged calls: node amounts also move without a state change (HoldResources)
 
   std::vector<Binding> bindings_;
   std::vector<Eviction> evictions_;

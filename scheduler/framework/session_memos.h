@@ -44,7 +44,7 @@ struct SessionMemos {
   Resources free_capacity;
   std::vector<Resources> free_per_node;
   std::vector<uint64_t> free_node_versions;
-  uint64_t free_node_changes = UINT64_MAX;  // node_changes() when last counted: none since, none to count
+  uint64_t free_state_version = UINT64_MAX;  // state_version() when last counted: the nodes are as they were
   // Whether the sessions' memory of the nodes' parts was brought up to date with this session's
   // nodes (capacity.cc).
   bool carried_capacity_current = false;

@@ -105,15 +105,16 @@ Candidate CandidateOf(Session& session, const JobInfo& job, const TaskInfo& pree
   const size_t offered_workers = placed.size();
   candidate.whole_known = whole;
   if (!whole && placed.empty()) return candidate;
-  std::vector<TaskId> offered(placed);
-  std::sort(offered.begin(), offered.end());
   bool busy = false;  // placed in this session: never a victim
-  for (TaskId t : job.tasks) {
-    if (!whole) break;
-    const TaskInfo& task = session.task(t);
-    if (!IsPlaced(task.status)) continue;
-    busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
-    if (!std::binary_search(offered.begin(), offered.end(), t)) placed.push_back(t);
+  if (whole) {
+    std::vector<TaskId> offered(placed);
+    std::sort(offered.begin(), offered.end());
+    for (TaskId t : job.tasks) {
+      const TaskInfo& task = session.task(t);
+      if (!IsPlaced(task.status)) continue;
+      busy = busy || task.status == TaskStatus::kAllocated || task.status == TaskStatus::kBinding;
+      if (!std::binary_search(offered.begin(), offered.end(), t)) placed.push_back(t);
+    }
   }
   const std::vector<TaskId> allowed = AllowedByHooks(session, policy, preemptor, placed);
   auto protected_task = [&](TaskId t) {
@@ -214,12 +215,12 @@ int64_t PodsFittingWithFreed(const NodeInfo& node, const Resources& freed, int32
 
 }  // namespace
 
-void RoomBound::Reset(uint64_t node_changes) {
+void RoomBound::Reset(uint64_t state_version) {
   most.SetZero();
   total.SetZero();
   most_slots = 0;
   total_slots = 0;
-  made_at = node_changes;
+  made_at = state_version;
 }
 
 void RoomBound::Add(const NodeInfo& node, const Resources& freed, int32_t pods) {
@@ -239,8 +240,8 @@ void RoomBound::Add(const NodeInfo& node, const Resources& freed, int32_t pods) 
   total_slots += std::max(slots, 0);
 }
 
-bool RoomBound::NoneFits(const Resources& request, uint64_t node_changes) const {
-  if (made_at != node_changes) return false;
+bool RoomBound::NoneFits(const Resources& request, uint64_t state_version) const {
+  if (made_at != state_version) return false;
   if (most_slots <= 0) return true;
   for (size_t i = 0; i < request.size(); ++i) {
     const int64_t amount = request.data()[i];
@@ -249,8 +250,8 @@ bool RoomBound::NoneFits(const Resources& request, uint64_t node_changes) const 
   return false;
 }
 
-bool RoomBound::FewerFit(const Resources& request, size_t count, uint64_t node_changes) const {
-  if (made_at != node_changes) return false;
+bool RoomBound::FewerFit(const Resources& request, size_t count, uint64_t state_version) const {
+  if (made_at != state_version) return false;
   const auto wanted = static_cast<int64_t>(count);
   if (total_slots < wanted) return true;
   for (size_t i = 0; i < request.size(); ++i) {
@@ -307,14 +308,14 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
 bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const TaskInfo& task) {
   // Most asks of a backlog, again and again in one state: more than any node could offer.
   RoomBound& room = holdings.room_with_workers;
-  if (room.WorthMaking(session.node_changes())) {
-    room.Reset(session.node_changes());
+  if (room.WorthMaking(session.state_version())) {
+    room.Reset(session.state_version());
     for (size_t n = 0; n < holdings.per_node.size(); ++n) {
       const WorkerHoldings::Held& held = holdings.per_node[n];
       if (held.pods > 0) room.Add(session.node(static_cast<NodeId>(n)), held.freed, held.pods);
     }
   }
-  if (room.NoneFits(task.request, session.node_changes())) return false;
+  if (room.NoneFits(task.request, session.state_version())) return false;
   for (size_t n = 0; n < holdings.per_node.size(); ++n) {
     const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
@@ -331,14 +332,14 @@ bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdin
   // Most gangs of a backlog that get here, again and again in one state: more than all the
   // nodes together offer.
   RoomBound& room = holdings.room_of_all;
-  if (room.WorthMaking(session.node_changes())) {
-    room.Reset(session.node_changes());
+  if (room.WorthMaking(session.state_version())) {
+    room.Reset(session.state_version());
     for (const NodeInfo& node : session.cluster().nodes) {
       const WorkerHoldings::Held& held = holdings.per_node[node.id];
       room.Add(node, held.freed, held.pods);
     }
   }
-  if (room.FewerFit(request, count, session.node_changes())) return true;
+  if (room.FewerFit(request, count, session.state_version())) return true;
   size_t fit = 0;
   for (const NodeInfo& node : session.cluster().nodes) {
     const WorkerHoldings::Held& held = holdings.per_node[node.id];
@@ -358,11 +359,11 @@ bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, con
 
 bool SomeNodeMayFit(const Session& session, const VictimOrder& order, const TaskInfo& task) {
   RoomBound& room = order.room;
-  if (room.WorthMaking(session.node_changes())) {
-    room.Reset(session.node_changes());
+  if (room.WorthMaking(session.state_version())) {
+    room.Reset(session.state_version());
     for (const VictimOrder::NodeBound& bound : order.node_bounds) room.Add(session.node(bound.node), bound.freed, bound.pods);
   }
-  if (room.NoneFits(task.request, session.node_changes())) return false;
+  if (room.NoneFits(task.request, session.state_version())) return false;
   for (const VictimOrder::NodeBound& bound : order.node_bounds) {
     if (NodeMayFit(session, order, bound.node, task) && session.Predicate(task, session.node(bound.node)).ok()) {
       return true;

@@ -26,11 +26,12 @@ struct Entry {
 };
 
 // What a set of nodes offers pods once more is freed on each (its future idle plus that, per
-// resource, and pod slots), as of Session::node_changes() `made_at`: the most any one offers
-// and the sum of what each offers (at least zero). A pod asking more than the most of some
-// resource fits none of them; n pods asking more than the sum fit n times on none together
-// (PodsFittingWithFreed counts no more). Made in one pass over the set, it spares a pass per
-// pod asked about, as most pods of a backlog fit none.
+// resource, and pod slots) in the session state `made_at` (Session::state_version, which every
+// change of node amounts moves): the most any one offers and the sum of what each offers (at
+// least zero). A pod asking more than the most of some resource fits none of them; n pods
+// asking more than the sum fit n times on none together (PodsFittingWithFreed counts no more).
+// Made in one pass over the set, it spares a pass per pod asked about, as most pods of a
+// backlog fit none.
 struct RoomBound {
   Resources most, total;
   int32_t most_slots = 0;
@@ -41,19 +42,19 @@ struct RoomBound {
   // Whether to make the bound (Reset, Add) before the pass a pod is asked about: not for the
   // first ask with the nodes as they are (a pass may stop at its first node that fits, and in
   // many states only one pod is asked about), for the second.
-  bool WorthMaking(uint64_t node_changes) {
-    if (made_at == node_changes) return false;
-    if (first_asked_at == node_changes) return true;
-    first_asked_at = node_changes;
+  bool WorthMaking(uint64_t state_version) {
+    if (made_at == state_version) return false;
+    if (first_asked_at == state_version) return true;
+    first_asked_at = state_version;
     return false;
   }
-  void Reset(uint64_t node_changes);
+  void Reset(uint64_t state_version);
   // A node of the set, with `freed` and `pods` more free there.
   void Add(const NodeInfo& node, const Resources& freed, int32_t pods);
   // Whether no node of the set could take a pod asking `request`, and whether fewer than
   // `count` such pods fit on them all; false when not made for the nodes as they are.
-  bool NoneFits(const Resources& request, uint64_t node_changes) const;
-  bool FewerFit(const Resources& request, size_t count, uint64_t node_changes) const;
+  bool NoneFits(const Resources& request, uint64_t state_version) const;
+  bool FewerFit(const Resources& request, size_t count, uint64_t state_version) const;
 };
 
 // Every entry of a plan. Collected first (cheap: which jobs may give up what, and what that
