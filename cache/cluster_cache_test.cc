@@ -538,14 +538,16 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
     }
     return cpu;
   };
-  auto kept = [](const ClusterSnapshot& snap) {
+  // A per-queue vector the cache kept, in cpu by queue name (zero: no entry).
+  auto by_name = [](const ClusterSnapshot& snap, const std::vector<Resources>& per_queue) {
     std::map<std::string, int64_t> cpu;
-    REQUIRE(snap.queue_demand.size() == snap.queues.size());
+    REQUIRE(per_queue.size() == snap.queues.size());
     for (const QueueInfo& queue : snap.queues) {
-      if (snap.queue_demand[queue.id].Get(kCpu) != 0) cpu[queue.name] = snap.queue_demand[queue.id].Get(kCpu);
+      if (per_queue[queue.id].Get(kCpu) != 0) cpu[queue.name] = per_queue[queue.id].Get(kCpu);
     }
     return cpu;
   };
+  auto kept = [&](const ClusterSnapshot& snap) { return by_name(snap, snap.queue_demand); };
   // The same for what the jobs' placed pods hold (JobInfo::allocated).
   auto held_summed = [](const ClusterSnapshot& snap) {
     std::map<std::string, int64_t> cpu;
@@ -554,14 +556,7 @@ TEST_CASE("each queue's demand is what its jobs ask for, as jobs and nodes come,
     }
     return cpu;
   };
-  auto held_kept = [](const ClusterSnapshot& snap) {
-    std::map<std::string, int64_t> cpu;
-    REQUIRE(snap.queue_allocated.size() == snap.queues.size());
-    for (const QueueInfo& queue : snap.queues) {
-      if (snap.queue_allocated[queue.id].Get(kCpu) != 0) cpu[queue.name] = snap.queue_allocated[queue.id].Get(kCpu);
-    }
-    return cpu;
-  };
+  auto held_kept = [&](const ClusterSnapshot& snap) { return by_name(snap, snap.queue_allocated); };
   add_job("gang", "research", 4, 4, 4);      // all its pods: their requests, 4 cpu
   add_job("short", "research", 2, 4, 2);     // fewer pods than its min: minResources, 8 cpu
   add_job("running", "default", 3, 2, 0);    // on n2: 3 cpu
