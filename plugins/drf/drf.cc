@@ -32,7 +32,8 @@ class DrfPlugin : public Plugin {
       const double rs = ShareOf(r.id);
       if (ls == rs) return 0;
       return ls < rs ? -1 : 1;
-    }, [](const JobInfo& job) { return job.allocated.IsZero(); });  // a share of 0
+    }, [](const JobInfo& job) { return job.allocated.IsZero(); },  // a share of 0
+    [this](const JobInfo& job, OrderKey& key) { key.AddNumber(ShareOf(job.id)); });
 
     session.AddPreemptableFn([this](const TaskInfo& preemptor, const std::vector<TaskId>& candidates) {
       const double preemptor_share = DominantShare(AllocatedOf(preemptor.job) + preemptor.request, total_);

@@ -48,7 +48,8 @@ class ElasticPlugin : public Plugin {
     };
     session.AddEventHandler({invalidate, invalidate});
 
-    session.AddElasticOrderFn([this](const JobInfo& l, const JobInfo& r) { return CompareElastic(l, r); });
+    session.AddElasticOrderFn([this](const JobInfo& l, const JobInfo& r) { return CompareElastic(l, r); },
+                              [this](const JobInfo& job, OrderKey& key) { AddElasticKey(job, key); });
     session.AddScalableFn([this](const JobInfo& job) { return OutsideCooldown(job); });
     session.AddElasticGrowFn([this](const JobInfo& job) { return MayGrow(job); });
     if (any_measured_) {
@@ -56,7 +57,7 @@ class ElasticPlugin : public Plugin {
         const double gl = GainsOf(l).last_per_unit;
         const double gr = GainsOf(r).last_per_unit;
         return gl == gr ? 0 : (gl < gr ? -1 : 1);  // the lower gain gives up its worker first
-      });
+      }, [this](const JobInfo& job, OrderKey& key) { key.AddNumber(GainsOf(job).last_per_unit); });
       session.AddElasticShedFn([this](const JobInfo& job) { return WorkersToShed(job); });
     }
     if (options_.cpu_by_limits) {
@@ -84,6 +85,15 @@ class ElasticPlugin : public Plugin {
       if (pl.Get(id) != pr.Get(id)) return pl.Get(id) > pr.Get(id) ? -1 : 1;  // more first
     }
     return 0;
+  }
+
+  // CompareElastic's order as the job's key.
+  void AddElasticKey(const JobInfo& job, OrderKey& key) {
+    if (any_measured_) key.AddNumber(GainsOf(job).next_per_unit, /*higher_first=*/true);
+    const Fulfillment fulfillment = FulfillmentOf(job);
+    key.AddRatio(fulfillment.numerator, fulfillment.denominator);
+    const Resources& per_pod = PerPodRequest(job);
+    for (ResourceId id : {kNvidiaGpu, kCpu, kMemory}) key.AddInteger(per_pod.Get(id), /*higher_first=*/true);
   }
 
   // The request of the job's next pending task in task order, else of its last task.

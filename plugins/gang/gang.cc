@@ -42,7 +42,8 @@ class GangPlugin : public Plugin {
       const bool r_ready = CountReady(r);
       if (l_ready == r_ready) return 0;
       return l_ready ? 1 : -1;
-    }, [](const JobInfo& job) { return !CountReady(job); });
+    }, [](const JobInfo& job) { return !CountReady(job); },
+    [](const JobInfo& job, OrderKey& key) { key.AddInteger(CountReady(job) ? 1 : 0); });  // the not ready first
   }
 
   void OnSessionClose(Session& session) override {

@@ -17,7 +17,8 @@ class PriorityPlugin : public Plugin {
   void OnSessionOpen(Session& session) override {
     // The priority is an admission fact: jobs alike have the same.
     session.AddJobOrderFn([](const JobInfo& l, const JobInfo& r) { return HigherFirst(l.priority, r.priority); },
-                          [](const JobInfo&) { return true; });
+                          [](const JobInfo&) { return true; },
+                          [](const JobInfo& job, OrderKey& key) { key.AddInteger(job.priority, /*higher_first=*/true); });
     session.AddTaskOrderFn([](const TaskInfo& l, const TaskInfo& r) {
       return HigherFirst(l.task_priority, r.task_priority);
     });

@@ -45,7 +45,12 @@ class SlaPlugin : public Plugin {
       if (!right) return -1;
       if (!left) return 1;
       return *left < *right ? -1 : (*left > *right ? 1 : 0);
-    }, [deadline_of](const JobInfo& job) { return !deadline_of(job).has_value(); });
+    }, [deadline_of](const JobInfo& job) { return !deadline_of(job).has_value(); },
+    [overdue_since](const JobInfo& job, OrderKey& key) {  // the overdue first, the longest overdue first
+      const std::optional<Millis> since = overdue_since(job);
+      key.AddInteger(since ? 0 : 1);
+      key.AddInteger(since.value_or(0));
+    });
   }
 
  private:

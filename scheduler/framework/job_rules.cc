@@ -205,14 +205,13 @@ std::optional<uint64_t> CarriedWorkersKey(const Session& session, const JobInfo&
 }
 
 const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo& job) {
+  // A job without surplus has none, which costs less to see than the memo (most live jobs of a
+  // backlog: the passes over them ask every one).
+  static const std::vector<TaskId>* const kNone = new std::vector<TaskId>();
+  if (job.ReadyCount() <= job.min_available) return *kNone;
   Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().elastic_workers, job);
   const uint64_t version = session.job_tasks_version(job.id);
   if (memo.version == version) return memo.ids;
-  // A job without surplus has none, which costs less to see than the memory.
-  if (job.ReadyCount() <= job.min_available) {
-    memo = {version, {}, std::nullopt, std::nullopt};
-    return memo.ids;
-  }
   WaitMemo::JobWorkers* carried = CarriedWorkers(session, job);
   if (carried != nullptr && carried->known) {
     std::vector<TaskId> ids;
@@ -230,7 +229,9 @@ const std::vector<TaskId>& ElasticWorkers(const Session& session, const JobInfo&
 }
 
 const Resources& ElasticWorkerRequests(const Session& session, const JobInfo& job) {
+  static const Resources* const kNone = new Resources();
   const std::vector<TaskId>& workers = ElasticWorkers(session, job);  // the memo, made current
+  if (workers.empty()) return *kNone;
   Session::Memos::PerVersion& memo = MemoOfJob(session, session.memos().elastic_workers, job);
   if (!memo.requests) {
     Resources sum;

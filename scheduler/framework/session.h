@@ -31,6 +31,7 @@
 #include "scheduler/framework/free_index.h"
 #include "scheduler/framework/hooks.h"
 #include "scheduler/framework/interfaces.h"
+#include "scheduler/framework/order_key.h"
 #include "scheduler/framework/placement.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/framework/session_memos.h"
@@ -160,7 +161,9 @@ class Session {
   }
 
   // ---- Hook registration (from Plugin::OnSessionOpen) ----
-  void AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike = nullptr);
+  // The order hooks of jobs may give a `key` besides: the same order, as values of each job (see
+  // OrderKey). Without one, the ranking of elastic victims calls the hook for every comparison.
+  void AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike = nullptr, JobKeyFn key = nullptr);
   void AddQueueOrderFn(QueueCompareFn fn);
   void AddTaskOrderFn(TaskCompareFn fn);
   void AddPredicateFn(PredicateFn fn);
@@ -184,9 +187,9 @@ class Session {
   void AddQueueLimitFn(QueueLimitFn fn, AdmissionFactsFn by_facts = nullptr);
   void AddPreemptableFn(VictimsFn fn);
   void AddReclaimableFn(VictimsFn fn);
-  void AddElasticOrderFn(JobCompareFn fn);
+  void AddElasticOrderFn(JobCompareFn fn, JobKeyFn key = nullptr);
   // Which of two jobs gives up an elastic worker first (<0: left); see ElasticVictimOrderLess.
-  void AddElasticVictimOrderFn(JobCompareFn fn);
+  void AddElasticVictimOrderFn(JobCompareFn fn, JobKeyFn key = nullptr);
   void AddScalableFn(JobTestFn fn);
   // Whether the job may be given one more elastic worker now (goodput: its next worker is
   // expected to pay, and every size up to its current one has been measured).
@@ -212,6 +215,10 @@ class Session {
   // True when `l` gives up its last elastic worker before `r`: by the victim-order hooks, then
   // the reverse of ElasticOrderLess (the job that would be served last gives up first).
   bool ElasticVictimOrderLess(const JobInfo& l, const JobInfo& r) const;
+  // Whether every hook ElasticVictimOrderLess asks gave a key; then `key` is made the job's key
+  // of that order: Compare(key of l, key of r) < 0 exactly when ElasticVictimOrderLess(l, r).
+  bool ElasticVictimOrderKeyed() const;
+  void ElasticVictimKey(const JobInfo& job, OrderKey& key) const;
   // Every grow hook agrees (true without any).
   bool ElasticMayGrow(const JobInfo& job) const;
   // The most any shed hook asks for (0 without any).
@@ -425,6 +432,11 @@ class Session {
   std::vector<Hook<JobCompareFn>> elastic_order_;
   std::vector<Hook<JobTestFn>> scalable_;
   std::vector<Hook<JobCompareFn>> elastic_victim_order_;
+  // The keys of the job order, elastic order and elastic victim order hooks, one per hook (empty
+  // for a hook that gave none).
+  std::vector<JobKeyFn> job_order_keys_;
+  std::vector<JobKeyFn> elastic_order_keys_;
+  std::vector<JobKeyFn> elastic_victim_order_keys_;
   std::vector<Hook<JobTestFn>> elastic_grow_;
   std::vector<Hook<JobCountFn>> elastic_shed_;
   std::vector<Hook<PredicateFn>> elastic_predicates_;

@@ -86,8 +86,9 @@ bool Session::JudgedByAdmissionFacts(const JobInfo& job) const {
   return true;
 }
 
-void Session::AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike) {
+void Session::AddJobOrderFn(JobCompareFn fn, JobOrderTiesFn ties_alike, JobKeyFn key) {
   if (!AddHook(job_order_, ExtensionPoint::kJobOrder, std::move(fn))) return;
+  job_order_keys_.push_back(std::move(key));
   if (ties_alike) {
     job_order_ties_.push_back(std::move(ties_alike));
   } else {
@@ -118,9 +119,13 @@ void Session::AddQueueLimitFn(QueueLimitFn fn, AdmissionFactsFn by_facts) {
 }
 void Session::AddPreemptableFn(VictimsFn fn) { AddHook(preemptable_, ExtensionPoint::kPreemptable, std::move(fn)); }
 void Session::AddReclaimableFn(VictimsFn fn) { AddHook(reclaimable_, ExtensionPoint::kReclaimable, std::move(fn)); }
-void Session::AddElasticOrderFn(JobCompareFn fn) { AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn)); }
-void Session::AddElasticVictimOrderFn(JobCompareFn fn) {
-  AddHook(elastic_victim_order_, ExtensionPoint::kElasticOrder, std::move(fn));
+void Session::AddElasticOrderFn(JobCompareFn fn, JobKeyFn key) {
+  if (AddHook(elastic_order_, ExtensionPoint::kElasticOrder, std::move(fn))) elastic_order_keys_.push_back(std::move(key));
+}
+void Session::AddElasticVictimOrderFn(JobCompareFn fn, JobKeyFn key) {
+  if (AddHook(elastic_victim_order_, ExtensionPoint::kElasticOrder, std::move(fn))) {
+    elastic_victim_order_keys_.push_back(std::move(key));
+  }
 }
 void Session::AddScalableFn(JobTestFn fn) { AddHook(scalable_, ExtensionPoint::kScalable, std::move(fn)); }
 void Session::AddElasticGrowFn(JobTestFn fn) { AddHook(elastic_grow_, ExtensionPoint::kScalable, std::move(fn)); }
@@ -170,6 +175,24 @@ bool Session::ElasticVictimOrderLess(const JobInfo& l, const JobInfo& r) const {
   int c = CompareByHooks(elastic_victim_order_, l, r);
   if (c != 0) return c < 0;
   return ElasticOrderLess(r, l);
+}
+
+bool Session::ElasticVictimOrderKeyed() const {
+  auto all_keyed = [](const std::vector<JobKeyFn>& keys) {
+    return std::all_of(keys.begin(), keys.end(), [](const JobKeyFn& key) { return key != nullptr; });
+  };
+  return all_keyed(elastic_victim_order_keys_) && all_keyed(elastic_order_keys_) && all_keyed(job_order_keys_);
+}
+
+void Session::ElasticVictimKey(const JobInfo& job, OrderKey& key) const {
+  key.Clear();
+  for (const JobKeyFn& fn : elastic_victim_order_keys_) fn(job, key);
+  key.Swap();  // then ElasticOrderLess(r, l), and JobOrderLess(r, l) within it
+  for (const JobKeyFn& fn : elastic_order_keys_) fn(job, key);
+  for (const JobKeyFn& fn : job_order_keys_) fn(job, key);
+  key.AddInteger(job.creation_timestamp);
+  key.AddInteger(job.creation_order);
+  key.AddInteger(job.id);
 }
 
 bool Session::ElasticMayGrow(const JobInfo& job) const {

@@ -8,6 +8,7 @@
 #include "api/state_hash.h"
 #include "scheduler/framework/capacity.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/order_key.h"
 #include "scheduler/framework/statement.h"
 
 namespace lahar {
@@ -426,7 +427,28 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
     order.ranked.reserve(worker_count + order.whole.size());
     // Workers are taken for real, as scratch evictions, so that the elastic order and the
     // Overused hooks see each job and queue after the workers ranked before; undone at the end.
-    auto less = [&session, &givers](int32_t a, int32_t b) {
+    // With every hook keyed, a giver is compared by its job's key, made when first compared
+    // after its job last changed (when the hooks would have been asked).
+    const bool keyed = session.ElasticVictimOrderKeyed();
+    struct GiverKey {
+      bool made = false;
+      OrderKey key;
+    };
+    std::vector<GiverKey> keys(keyed ? givers.size() : 0);
+    auto key_of = [&](int32_t index) -> const OrderKey& {
+      GiverKey& key = keys[index];
+      if (!key.made) {
+        session.ElasticVictimKey(session.job(givers[index].job), key.key);
+        key.made = true;
+      }
+      return key.key;
+    };
+    auto less = [&](int32_t a, int32_t b) {
+      if (keyed) {
+        const OrderKey& key_a = key_of(a);
+        const OrderKey& key_b = key_of(b);
+        if (key_a.complete() && key_b.complete()) return Compare(key_b, key_a) < 0;
+      }
       return session.ElasticVictimOrderLess(session.job(givers[b].job), session.job(givers[a].job));
     };
     ScratchEvictions scratch(session);  // undone at the end of this block, before the orders are read
@@ -436,6 +458,7 @@ void RankVictims(Session& session, const VictimPolicy& policy, const std::vector
       const Resources& request = session.task(task).request;
       add(Entry{giver.job, giver.next, {task}, request, false});
       scratch.Evict(task);
+      if (keyed) keys[index].made = false;
       queue_allocated[session.job(giver.job).queue] -= request;
       ++giver.next;
       return giver.next < static_cast<int32_t>(giver.workers->size());
