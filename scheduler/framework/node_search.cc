@@ -35,13 +35,6 @@ void FitErrors::Add(const FitResult& result) {
   ++counts_[FitMessage(result)];
 }
 
-void FitErrors::AddTooLittle(ResourceId resource, int64_t need) {
-  if (resource >= too_little_.size()) too_little_.resize(resource + 1, {0, 0});
-  auto& [nodes, pod_need] = too_little_[resource];
-  ++nodes;
-  pod_need = need;
-}
-
 std::optional<ResourceShortage> FitErrors::MostShort() const {
   std::optional<ResourceShortage> most;
   int32_t most_nodes = 0;
@@ -68,10 +61,12 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
   return sorted;
 }
 
-FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const {
+FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement, int* short_of) const {
   const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
   if (slots <= 0) return {FitCode::kTooManyPods, {}};
-  if (FirstShortResource(task, node, placement) >= 0) return {FitCode::kInsufficientResource, {}};
+  const int first_short = FirstShortResource(task, node, placement);
+  if (short_of != nullptr) *short_of = first_short;
+  if (first_short >= 0) return {FitCode::kInsufficientResource, {}};
   return {};
 }
 
@@ -136,15 +131,15 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearc
 
 std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
                                         FitErrors* errors) const {
-  FitResult fit = ResourceFit(task, node, placement);
+  int short_of = -1;  // which resource, when explaining: the hot path does not ask
+  FitResult fit = ResourceFit(task, node, placement, errors != nullptr ? &short_of : nullptr);
   // A pod that waits for its gates would wait on an empty node too: that is the reason (only
   // a gated pod is refused for them).
   if (!fit.ok() && errors != nullptr && task.gated) {
     if (FitResult own = Predicate(task, node); own.code == FitCode::kSchedulingGated) fit = own;
   }
   if (fit.code == FitCode::kInsufficientResource && errors != nullptr) {
-    // Named only when explaining: the hot path does not ask which.
-    const auto short_id = static_cast<ResourceId>(FirstShortResource(task, node, placement));
+    const auto short_id = static_cast<ResourceId>(short_of);
     errors->AddTooLittle(short_id, task.request.Get(short_id));
     return std::nullopt;
   }

@@ -48,7 +48,13 @@ class FitErrors {
   std::vector<std::pair<std::string, int32_t>> Counts() const;
   // A node had too little of `resource` for a pod asking `need` of it: counted as the refusal
   // "too little <resource>", made into text only by Counts (a full scan adds one per node).
-  void AddTooLittle(ResourceId resource, int64_t need);
+  // Inline: a scan that explains adds one per node.
+  void AddTooLittle(ResourceId resource, int64_t need) {
+    if (resource >= too_little_.size()) too_little_.resize(resource + 1, {0, 0});
+    auto& [nodes, pod_need] = too_little_[resource];
+    ++nodes;
+    pod_need = need;
+  }
   // The resource the most nodes had too little of (ties to the lower id), with the pod's need.
   std::optional<ResourceShortage> MostShort() const;
   bool empty() const { return counts_.empty() && too_little_.empty(); }

@@ -278,8 +278,11 @@ class Session {
   // Changes whenever a node's usage or object changes (for plugins that sum over nodes).
   uint64_t node_version(NodeId node) const { return node_version_[node]; }
 
-  // Resources and pod count fit: the check every placement makes, whatever the plugins.
-  FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement) const;
+  // Resources and pod count fit: the check every placement makes, whatever the plugins. With
+  // `short_of`, also which resource the node is short of first (FirstShortResource), once the
+  // pod count fits.
+  FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement,
+                        int* short_of = nullptr) const;
   // The first resource the node has too little of for `task` (ResourceFit's test), or -1.
   static int FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement);
   // The best node for `task` (highest score; ties to the lower node id, i.e. name), or kNoId.
