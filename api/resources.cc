@@ -107,8 +107,6 @@ bool EveryAmount(const Resources& a, const Resources& b, Holds holds) {
 
 bool Resources::operator==(const Resources& other) const { return EveryAmount(*this, other, std::equal_to<>()); }
 
-bool Resources::LessEqual(const Resources& other) const { return EveryAmount(*this, other, std::less_equal<>()); }
-
 bool Resources::FitsIn(const Resources& available) const { return FirstShortage(available) < 0; }
 
 int Resources::FirstShortage(const Resources& available) const {

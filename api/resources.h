@@ -90,7 +90,24 @@ class Resources {
   bool operator==(const Resources& other) const;
 
   // True when every amount of *this is <= the same amount of `other`.
-  bool LessEqual(const Resources& other) const;
+  // Inline: asked of every admitted job as sessions open (does it hold its min?).
+  bool LessEqual(const Resources& other) const {
+    const int64_t* mine = amounts_.data();
+    const int64_t* theirs = other.amounts_.data();
+    const size_t n = amounts_.size();
+    const size_t m = other.amounts_.size();
+    const size_t common = n < m ? n : m;
+    for (size_t i = 0; i < common; ++i) {
+      if (mine[i] > theirs[i]) return false;
+    }
+    for (size_t i = common; i < n; ++i) {
+      if (mine[i] > 0) return false;  // a missing amount is 0
+    }
+    for (size_t i = common; i < m; ++i) {
+      if (theirs[i] < 0) return false;
+    }
+    return true;
+  }
   // Like LessEqual, but only dimensions that *this requests (non-zero) are compared.
   // Used for fit checks: a pod asking no GPU fits on a node without GPUs.
   bool FitsIn(const Resources& available) const;
