@@ -131,8 +131,10 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearc
 
 std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
                                         FitErrors* errors) const {
-  int short_of = -1;  // which resource, when explaining: the hot path does not ask
-  FitResult fit = ResourceFit(task, node, placement, errors != nullptr ? &short_of : nullptr);
+  // Which resource the node is short of, asked only when explaining (two calls: the hot path's
+  // stays as it was).
+  int short_of = -1;
+  FitResult fit = errors == nullptr ? ResourceFit(task, node, placement) : ResourceFit(task, node, placement, &short_of);
   // A pod that waits for its gates would wait on an empty node too: that is the reason (only
   // a gated pod is refused for them).
   if (!fit.ok() && errors != nullptr && task.gated) {
