@@ -120,13 +120,6 @@ int Resources::FirstShortage(const Resources& available) const {
   return -1;
 }
 
-bool Resources::IsZero() const {
-  const int64_t* a = amounts_.data();
-  for (size_t i = 0, n = amounts_.size(); i < n; ++i) {
-    if (a[i] != 0) return false;
-  }
-  return true;
-}
 
 bool Resources::AnyNegative() const {
   return std::any_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v < 0; });

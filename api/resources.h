@@ -113,7 +113,14 @@ class Resources {
   bool FitsIn(const Resources& available) const;
   // The first dimension where *this exceeds `available`, or -1.
   int FirstShortage(const Resources& available) const;
-  bool IsZero() const;
+  // Inline: asked of every node as allocate starts, and of every job's sums.
+  bool IsZero() const {
+    const int64_t* a = amounts_.data();
+    for (size_t i = 0, n = amounts_.size(); i < n; ++i) {
+      if (a[i] != 0) return false;
+    }
+    return true;
+  }
   bool AnyNegative() const;
   // Element-wise max / min.
   Resources Max(const Resources& other) const;
@@ -129,6 +136,14 @@ class Resources {
   // The amounts by id (entries past the end are zero): for loops that read several vectors at
   // once, which indexing would check and look up entry by entry.
   const int64_t* data() const { return amounts_.data(); }
+  // The same storage with its length, read past the end as zero: loops over many nodes that
+  // combine several vectors amount by amount take each vector's storage once, not per amount.
+  struct View {
+    const int64_t* data;
+    size_t size;
+    int64_t operator[](size_t i) const { return i < size ? data[i] : 0; }
+  };
+  View view() const { return {amounts_.data(), amounts_.size()}; }
   // The amounts by id for writing, the vector first grown with zeros to at least `n` entries:
   // for sums over many vectors that would otherwise check the length amount by amount.
   int64_t* GrownData(size_t n) {

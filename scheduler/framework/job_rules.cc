@@ -15,12 +15,6 @@
 
 namespace lahar {
 
-bool IsAdmitted(const JobInfo& job) {
-  return job.queue != kNoId &&
-         (job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning ||
-          job.phase == PodGroupPhase::kUnknown);
-}
-
 Resources AdmissionRequest(const Session& session, const JobInfo& job) {
   Resources need;
   if (job.min_resources.IsZero()) {

@@ -42,8 +42,12 @@ inline Resources HeldRequests(const Session& session, const JobInfo& job) {
 }
 
 // Whether allocate, backfill and the evicting actions consider the job at all: it names an
-// existing queue and has been admitted (Inqueue, or Running / Unknown after that).
-bool IsAdmitted(const JobInfo& job);
+// existing queue and has been admitted (Inqueue, or Running / Unknown after that). Inline: every
+// action's pass over the live jobs asks it first.
+inline bool IsAdmitted(const JobInfo& job) {
+  return job.queue != kNoId && (job.phase == PodGroupPhase::kInqueue || job.phase == PodGroupPhase::kRunning ||
+                                job.phase == PodGroupPhase::kUnknown);
+}
 
 // The pending tasks of `job` that, placed together, bring it to its min, in session task order:
 // enough pods for min_available and for every role's minTaskMember, skipping pods of roles whose

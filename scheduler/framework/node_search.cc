@@ -72,14 +72,8 @@ FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Place
 
 int Session::FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement) {
   // Every search asks this of every node: the amounts are read off the vectors' storage.
-  struct Amounts {
-    const int64_t* data;
-    size_t size;
-    int64_t operator[](size_t i) const { return i < size ? data[i] : 0; }
-  };
-  auto amounts = [](const Resources& r) { return Amounts{r.data(), r.size()}; };
-  const Amounts want = amounts(task.request), allocatable = amounts(node.allocatable), used = amounts(node.used),
-                pipelined = amounts(node.pipelined), releasing = amounts(node.releasing);
+  const Resources::View want = task.request.view(), allocatable = node.allocatable.view(), used = node.used.view(),
+                        pipelined = node.pipelined.view(), releasing = node.releasing.view();
   for (size_t i = 0; i < want.size; ++i) {
     if (want.data[i] <= 0) continue;
     // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle

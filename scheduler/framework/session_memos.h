@@ -53,7 +53,8 @@ struct SessionMemos {
   uint64_t holdings_by_priority_version = UINT64_MAX;
   uint64_t fingerprint_version = UINT64_MAX;
   std::optional<uint64_t> fingerprint;  // of the state an evicting run reads, by state_version()
-  // What every live job's elastic workers hold per node, each job's part by job_tasks_version().
+  // What every live job's elastic workers hold per node, each job's part by job_tasks_version():
+  // the WaitMemo's, carried, when the session has one; null until first asked.
   std::shared_ptr<victims_internal::WorkerHoldings> worker_holdings;
 };
 

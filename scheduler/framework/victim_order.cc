@@ -196,19 +196,35 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
 
 namespace {
 
+// A node's future idle with `freed` more, amount by amount, read off the vectors' storage without
+// making the sums: the bounds below pass over every node in each state they are asked in.
+struct RoomWithFreed {
+  RoomWithFreed(const NodeInfo& node, const Resources& extra)
+      : allocatable(node.allocatable.view()),
+        used(node.used.view()),
+        releasing(node.releasing.view()),
+        pipelined(node.pipelined.view()),
+        freed(extra.view()),
+        size(std::max({allocatable.size, used.size, releasing.size, pipelined.size, freed.size})) {}
+  int64_t operator[](size_t i) const { return allocatable[i] - used[i] + releasing[i] - pipelined[i] + freed[i]; }
+
+  Resources::View allocatable, used, releasing, pipelined, freed;
+  size_t size;  // past it every amount is zero
+};
+
 // How many pods asking `request` `node` could take once `freed` more (and `pods` more pod slots)
 // are free there, counted up to `at_most`.
 int64_t PodsFittingWithFreed(const NodeInfo& node, const Resources& freed, int32_t pods, const Resources& request,
                              int64_t at_most) {
   if (!node.schedulable) return 0;
   int64_t fit = std::min<int64_t>(at_most, node.FuturePodSlots() + pods);
-  // Per resource against node.FutureIdle() + freed, without making the sum: most nodes are asked
-  // about for most tasks, most often for one pod (then nothing is divided).
-  for (size_t i = 0; i < request.size() && fit > 0; ++i) {
-    const int64_t amount = request.data()[i];
+  // Most nodes are asked about for most tasks, most often for one pod (then nothing is divided).
+  const RoomWithFreed room_of(node, freed);
+  const Resources::View want = request.view();
+  for (size_t i = 0; i < want.size && fit > 0; ++i) {
+    const int64_t amount = want.data[i];
     if (amount <= 0) continue;
-    const auto r = static_cast<ResourceId>(i);
-    const int64_t room = node.FutureIdleOf(r) + freed.Get(r);
+    const int64_t room = room_of[i];
     if (amount * fit > room) fit = room < amount ? 0 : room / amount;
   }
   return std::max<int64_t>(fit, 0);
@@ -226,13 +242,12 @@ void RoomBound::Reset(uint64_t state_version) {
 
 void RoomBound::Add(const NodeInfo& node, const Resources& freed, int32_t pods) {
   if (!node.schedulable) return;  // it takes no pod (PodsFittingWithFreed)
-  Resources offered = node.FutureIdle();
-  offered += freed;
-  const size_t n = offered.size();
+  const RoomWithFreed offered(node, freed);
+  const size_t n = offered.size;
   int64_t* most_of = most.GrownData(n);
   int64_t* total_of = total.GrownData(n);
   for (size_t i = 0; i < n; ++i) {
-    const int64_t amount = offered.data()[i];
+    const int64_t amount = offered[i];
     most_of[i] = std::max(most_of[i], amount);
     total_of[i] += std::max<int64_t>(amount, 0);
   }
@@ -262,17 +277,85 @@ bool RoomBound::FewerFit(const Resources& request, size_t count, uint64_t state_
   return false;
 }
 
+namespace {
+
+// Takes a part's workers out of the per-node sums (before it is counted again or dropped).
+void Uncount(WorkerHoldings& holdings, WorkerHoldings::Part& part) {
+  for (const auto& [node, request] : part.workers) {
+    holdings.per_node[node].freed -= request;
+    --holdings.per_node[node].pods;
+  }
+  part.workers.clear();
+}
+
+// The first ask of a session: the parts carried from an earlier one are taken for the live jobs
+// that have their key again, and every other part is taken out of the sums and dropped.
+void StartSession(const Session& session, WorkerHoldings& holdings) {
+  const ClusterSnapshot& cluster = session.cluster();
+  holdings.state_version = UINT64_MAX;
+  // Made in an earlier session: its state versions say nothing of this one's.
+  holdings.room_with_workers = RoomBound();
+  holdings.room_of_all = RoomBound();
+  holdings.part_of.assign(cluster.jobs.size(), -1);
+  if (holdings.node_set_version != cluster.node_set_version || holdings.per_node.size() != cluster.nodes.size()) {
+    holdings.per_node.assign(cluster.nodes.size(), WorkerHoldings::Held());
+    holdings.parts.clear();
+    holdings.part_by_key.clear();
+    holdings.node_set_version = cluster.node_set_version;
+    return;
+  }
+  if (holdings.parts.empty()) return;
+  std::vector<bool> kept(holdings.parts.size(), false);
+  for (JobId id : session.LiveJobs()) {
+    const JobInfo& job = session.job(id);
+    if (job.ReadyCount() <= job.min_available) continue;  // no worker (ElasticWorkers)
+    const std::optional<uint64_t> key = CarriedWorkersKey(session, job);
+    if (!key) continue;
+    auto it = holdings.part_by_key.find(*key);
+    if (it == holdings.part_by_key.end()) continue;
+    WorkerHoldings::Part& part = holdings.parts[it->second];
+    part.version = 0;  // the job's tasks as laid out (CarriedWorkersKey)
+    part.job = id;
+    holdings.part_of[id] = it->second;
+    kept[it->second] = true;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < holdings.parts.size(); ++i) {
+    WorkerHoldings::Part& part = holdings.parts[i];
+    if (!kept[i]) {
+      Uncount(holdings, part);
+      if (part.key != 0) holdings.part_by_key.erase(part.key);
+      continue;
+    }
+    if (out != i) {
+      holdings.parts[out] = std::move(part);
+      holdings.part_by_key[holdings.parts[out].key] = static_cast<int32_t>(out);
+      holdings.part_of[holdings.parts[out].job] = static_cast<int32_t>(out);
+    }
+    ++out;
+  }
+  holdings.parts.resize(out);
+}
+
+}  // namespace
+
 const WorkerHoldings& CountWorkerHoldings(const Session& session) {
+  WaitMemo* wait_memo = session.wait_memo();
+  const bool carried = wait_memo != nullptr && wait_memo->enabled();
   std::shared_ptr<WorkerHoldings>& memo = session.memos().worker_holdings;
-  if (memo == nullptr) memo = std::make_shared<WorkerHoldings>();
+  if (memo == nullptr) {  // the session's first ask (a session laid out again for parked jobs asks anew)
+    if (carried) {
+      std::shared_ptr<WorkerHoldings>& kept = wait_memo->worker_holdings();
+      if (kept == nullptr) kept = std::make_shared<WorkerHoldings>();
+      memo = kept;
+    } else {
+      memo = std::make_shared<WorkerHoldings>();
+    }
+    StartSession(session, *memo);
+  }
   WorkerHoldings& holdings = *memo;
   // The plans of a backlog that fail untouched ask it again and again in one state.
   if (holdings.state_version == session.state_version()) return holdings;
-  if (holdings.per_node.size() != session.cluster().nodes.size()) holdings.per_node.resize(session.cluster().nodes.size());
-  if (holdings.part_of.size() != session.cluster().jobs.size()) {
-    holdings.part_of.assign(session.cluster().jobs.size(), -1);
-    holdings.parts.reserve(session.LiveJobs().size());
-  }
   // The parts of the live jobs whose tasks changed since they were counted are counted again
   // (the other jobs hold nothing).
   for (JobId id : session.LiveJobs()) {
@@ -286,19 +369,22 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
       holdings.parts.emplace_back();
     }
     WorkerHoldings::Part& part = holdings.parts[index];
-    for (const auto& [node, task] : part.workers) {
-      holdings.per_node[node].freed -= session.task(task).request;
-      --holdings.per_node[node].pods;
-    }
-    part.workers.clear();
-    for (TaskId t : ElasticWorkers(session, session.job(id))) {
-      const NodeId node = session.task(t).node;
-      if (node == kNoId) continue;
-      part.workers.emplace_back(node, t);
-      holdings.per_node[node].freed += session.task(t).request;
-      ++holdings.per_node[node].pods;
+    Uncount(holdings, part);
+    if (part.key != 0) holdings.part_by_key.erase(part.key);
+    const JobInfo& job = session.job(id);
+    for (TaskId t : ElasticWorkers(session, job)) {
+      const TaskInfo& task = session.task(t);
+      if (task.node == kNoId) continue;
+      part.workers.emplace_back(task.node, task.request);
+      holdings.per_node[task.node].freed += task.request;
+      ++holdings.per_node[task.node].pods;
     }
     part.version = version;
+    part.job = id;
+    // Counted as laid out: carried, should a later session find the job so again.
+    const std::optional<uint64_t> key = carried && version == 0 ? CarriedWorkersKey(session, job) : std::nullopt;
+    part.key = key.value_or(0);
+    if (part.key != 0) holdings.part_by_key[part.key] = index;
   }
   holdings.state_version = session.state_version();
   holdings.room_with_workers.made_at = UINT64_MAX;  // the holdings moved

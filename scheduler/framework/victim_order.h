@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "scheduler/framework/victims.h"
 
@@ -148,7 +149,11 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
 // Per node, what the elastic workers of every live job hold there (ElasticWorkers): a bound on
 // what any order of elastic workers frees there, whatever a policy's kind, cooldown and hooks
 // keep of them. Each job's part is counted by its tasks' version (Session::job_tasks_version), so
-// a session counts again only the jobs whose tasks changed since it last asked.
+// a session counts again only the jobs whose tasks changed since it last asked. With a WaitMemo
+// the holdings go on to the next session: a part counted as the snapshot laid its job out is
+// kept under the job's CarriedWorkersKey, and a later session whose job has that key again (its
+// objects and the node set unchanged, so its tasks' states and nodes too) takes the part as it
+// is; the parts of jobs that changed or went are taken out of the sums when a session starts.
 struct WorkerHoldings {
   struct Held {
     Resources freed;
@@ -156,12 +161,16 @@ struct WorkerHoldings {
   };
   std::vector<Held> per_node;
   struct Part {
-    uint64_t version = 0;
-    std::vector<std::pair<NodeId, TaskId>> workers;  // each counted worker and its node then
+    uint64_t version = 0;  // Session::job_tasks_version when counted
+    uint64_t key = 0;      // CarriedWorkersKey when counted as laid out; 0: not carried
+    JobId job = kNoId;     // in the session counting
+    std::vector<std::pair<NodeId, Resources>> workers;  // each counted worker's node and request
   };
   std::vector<Part> parts;       // of the live jobs counted so far
   std::vector<int32_t> part_of;  // per job id: its index in parts, or -1
-  uint64_t state_version = UINT64_MAX;  // Session::state_version() when last brought up to date
+  absl::flat_hash_map<uint64_t, int32_t> part_by_key;  // the parts with a key, by it
+  uint64_t node_set_version = UINT64_MAX;  // the node set the node ids of the parts are of
+  uint64_t state_version = UINT64_MAX;     // Session::state_version() when last brought up to date
   // Of the nodes holding workers, and of all nodes, with every worker gone
   // (SomeNodeMayFitWithAnyWorkers, FewerFitWithAnyWorkers).
   mutable RoomBound room_with_workers, room_of_all;

@@ -56,7 +56,10 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
 bool CooldownChangesNothing(const Session& session, const std::vector<bool>& scalable) {
   const std::vector<JobId>& live = session.LiveJobs();
   return std::none_of(live.begin(), live.end(), [&](JobId id) {
-    return !scalable[id] && !ElasticWorkers(session, session.job(id)).empty();
+    if (scalable[id]) return false;
+    // No more ready than its min (most live jobs): no worker, seen here without a call.
+    const JobInfo& job = session.job(id);
+    return job.ReadyCount() > job.min_available && !ElasticWorkers(session, job).empty();
   });
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/strings.h"
+#include "scheduler/framework/job_rules.h"
 #include "scheduler/framework/statement.h"
 #include "scheduler/framework/victim_order.h"
 #include "scheduler/framework/wait_memo.h"
@@ -844,6 +845,90 @@ TEST_CASE("a gang that no set of nodes holds fails unranked, leaving the trace o
     CHECK(pair.fits);
     CHECK(pair.placements.size() == 2);
   }
+}
+
+// Per node: the cpu and pods of the elastic workers there, as WorkerHoldings counts them.
+using NodeHoldings = std::vector<std::pair<int64_t, int32_t>>;
+NodeHoldings HoldingsOf(const victims_internal::WorkerHoldings& holdings) {
+  NodeHoldings held;
+  for (const victims_internal::WorkerHoldings::Held& node : holdings.per_node) {
+    held.emplace_back(node.freed.Get(kCpu), node.pods);
+  }
+  return held;
+}
+// The same counted afresh from every live job's elastic workers.
+NodeHoldings HoldingsAfresh(const Session& session) {
+  NodeHoldings held(session.cluster().nodes.size());
+  for (JobId id : session.LiveJobs()) {
+    for (TaskId t : ElasticWorkers(session, session.job(id))) {
+      const TaskInfo& task = session.task(t);
+      if (task.node == kNoId) continue;
+      held[task.node].first += task.request.Get(kCpu);
+      ++held[task.node].second;
+    }
+  }
+  return held;
+}
+
+// The holdings go on from one session to the next: a job as laid out before keeps its part
+// untouched, and what changed in between (a job's pods, a job gone, a node gone) and what a
+// session changes (an eviction, undone) leave them as a count made afresh would.
+TEST_CASE("the elastic workers' holdings carried from session to session are those counted afresh") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8").Node("n2", "cpu=8").Node("n3", "cpu=8");
+  b.Job("early", {.min = 1, .tasks = {{"w", 3, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("early", "w", 0, 2, "n1");  // two workers on n1
+  b.Job("el", {.min = 2, .tasks = {{"w", 4, "cpu=2"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("el", "w", 0, 1, "n2").RunningRange("el", "w", 2, 3, "n3");  // two on n3
+  b.Job("g", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("g", "w", 0, 1, "n3");  // none
+  WaitMemo memo;
+  auto in_session = [&](const std::function<void(testing::SessionFixture&)>& body) {
+    testing::SessionFixture s(b, kConfig);
+    s->set_wait_memo(&memo);
+    body(s);
+    memo.SessionEnded();
+  };
+  auto count = [](Session& session) { return HoldingsOf(victims_internal::CountWorkerHoldings(session)); };
+  in_session([&](testing::SessionFixture& s) {
+    CHECK(count(s.session()) == NodeHoldings{{2000, 2}, {0, 0}, {4000, 2}});
+    CHECK(count(s.session()) == HoldingsAfresh(s.session()));
+  });
+  in_session([&](testing::SessionFixture& s) {
+    // As if another count had been made for n2: a session with every job as laid out reads it.
+    REQUIRE(memo.worker_holdings() != nullptr);
+    memo.worker_holdings()->per_node[s.node("n2").id].pods = 5;
+    CHECK(count(s.session())[s.node("n2").id].second == 5);
+    memo.worker_holdings()->per_node[s.node("n2").id].pods = 0;
+  });
+  in_session([&](testing::SessionFixture& s) {
+    Session& session = s.session();
+    CHECK(count(session) == HoldingsAfresh(session));
+    Statement statement(session);
+    statement.Evict(s.task("default/el-w-3").id, "test");  // el keeps one worker, el-w-2
+    CHECK(count(session) == HoldingsAfresh(session));
+    CHECK(count(session)[s.node("n3").id] == std::pair<int64_t, int32_t>{2000, 1});
+    statement.Discard();
+    CHECK(count(session) == NodeHoldings{{2000, 2}, {0, 0}, {4000, 2}});
+  });
+  // A worker of early's goes.
+  b.cache().DeletePod("default", "early-w-2");
+  in_session([&](testing::SessionFixture& s) {
+    CHECK(count(s.session()) == HoldingsAfresh(s.session()));
+    CHECK(count(s.session())[s.node("n1").id] == std::pair<int64_t, int32_t>{1000, 1});
+  });
+  // el goes altogether: its part is taken out of the sums.
+  for (int i = 0; i < 4; ++i) b.cache().DeletePod("default", StrCat("el-w-", i));
+  in_session([&](testing::SessionFixture& s) {
+    CHECK(count(s.session()) == NodeHoldings{{1000, 1}, {0, 0}, {0, 0}});
+    CHECK(count(s.session()) == HoldingsAfresh(s.session()));
+  });
+  // Another node set: the node ids the parts were counted under are another's.
+  b.cache().DeleteNode("n2");
+  in_session([&](testing::SessionFixture& s) {
+    CHECK(count(s.session()) == HoldingsAfresh(s.session()));
+    CHECK(count(s.session()).size() == 2);
+  });
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,10 @@
 #include "api/cluster_info.h"
 
 namespace lahar {
+
+namespace victims_internal {
+struct WorkerHoldings;
+}  // namespace victims_internal
 
 class WaitMemo {
  public:
@@ -129,6 +134,9 @@ class WaitMemo {
     Resources idle;
   };
   CarriedCapacity& carried_capacity() { return carried_capacity_; }
+  // What the elastic workers of the running jobs hold per node (victim_order.h), carried so that
+  // a session counts again only the jobs whose objects changed since a session last counted.
+  std::shared_ptr<victims_internal::WorkerHoldings>& worker_holdings() { return worker_holdings_; }
   // Ends a session: entries no recent session asked for are dropped (their jobs changed or went).
   void SessionEnded();
 
@@ -148,6 +156,7 @@ class WaitMemo {
   absl::flat_hash_map<uint64_t, TasksPart> tasks_parts_;
   std::vector<NodePart> node_parts_;
   CarriedCapacity carried_capacity_;
+  std::shared_ptr<victims_internal::WorkerHoldings> worker_holdings_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
   int64_t skipped_ = 0;
   int64_t tried_ = 0;
