@@ -296,6 +296,8 @@ void StartSession(const Session& session, WorkerHoldings& holdings) {
   // Made in an earlier session: its state versions say nothing of this one's.
   holdings.room_with_workers = RoomBound();
   holdings.room_of_all = RoomBound();
+  holdings.last_fit = WorkerHoldings::LastFit();
+  holdings.last_fewer = WorkerHoldings::LastFewer();
   holdings.part_of.assign(cluster.jobs.size(), -1);
   if (holdings.node_set_version != cluster.node_set_version || holdings.per_node.size() != cluster.nodes.size()) {
     holdings.per_node.assign(cluster.nodes.size(), WorkerHoldings::Held());
@@ -403,15 +405,19 @@ bool SomeNodeMayFitWithAnyWorkers(const Session& session, const WorkerHoldings& 
     }
   }
   if (room.NoneFits(task.request, session.state_version())) return false;
-  for (size_t n = 0; n < holdings.per_node.size(); ++n) {
+  WorkerHoldings::LastFit& last = holdings.last_fit;
+  if (task.shape != kNoShape && last.shape == task.shape && last.state_version == session.state_version()) {
+    return last.fits;
+  }
+  bool fits = false;
+  for (size_t n = 0; n < holdings.per_node.size() && !fits; ++n) {
     const WorkerHoldings::Held& held = holdings.per_node[n];
     if (held.pods == 0) continue;  // no worker there: not a node an order bounds (NodeMayFit)
     const NodeInfo& node = session.node(static_cast<NodeId>(n));
-    if (PodsFittingWithFreed(node, held.freed, held.pods, task.request, 1) > 0 && session.Predicate(task, node).ok()) {
-      return true;
-    }
+    fits = PodsFittingWithFreed(node, held.freed, held.pods, task.request, 1) > 0 && session.Predicate(task, node).ok();
   }
-  return false;
+  last = {session.state_version(), task.shape, fits};
+  return fits;
 }
 
 bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdings, const Resources& request,
@@ -427,14 +433,22 @@ bool FewerFitWithAnyWorkers(const Session& session, const WorkerHoldings& holdin
     }
   }
   if (room.FewerFit(request, count, session.state_version())) return true;
+  WorkerHoldings::LastFewer& last = holdings.last_fewer;
+  if (last.state_version == session.state_version() && last.count == count && last.request == request) {
+    return last.fewer;
+  }
   size_t fit = 0;
   for (const NodeInfo& node : session.cluster().nodes) {
     const WorkerHoldings::Held& held = holdings.per_node[node.id];
     fit += static_cast<size_t>(
         PodsFittingWithFreed(node, held.freed, held.pods, request, static_cast<int64_t>(count - fit)));
-    if (fit >= count) return false;
+    if (fit >= count) break;
   }
-  return true;
+  last.state_version = session.state_version();
+  last.request = request;
+  last.count = count;
+  last.fewer = fit < count;
+  return last.fewer;
 }
 
 bool NodeMayFit(const Session& session, const VictimOrder& order, NodeId id, const TaskInfo& task) {

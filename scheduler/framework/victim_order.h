@@ -174,6 +174,22 @@ struct WorkerHoldings {
   // Of the nodes holding workers, and of all nodes, with every worker gone
   // (SomeNodeMayFitWithAnyWorkers, FewerFitWithAnyWorkers).
   mutable RoomBound room_with_workers, room_of_all;
+  // The last answers of the two, with what they were asked in: the alike pods of a backlog ask
+  // again and again in one state, and a pod's shape (TaskInfo::shape: its constraint class and
+  // requests) decides what a node answers it.
+  struct LastFit {
+    uint64_t state_version = UINT64_MAX;
+    int32_t shape = kNoShape;
+    bool fits = false;
+  };
+  struct LastFewer {
+    uint64_t state_version = UINT64_MAX;
+    Resources request;
+    size_t count = 0;
+    bool fewer = false;
+  };
+  mutable LastFit last_fit;
+  mutable LastFewer last_fewer;
 };
 
 // The session's WorkerHoldings, brought up to its state.
