@@ -120,7 +120,6 @@ int Resources::FirstShortage(const Resources& available) const {
   return -1;
 }
 
-
 bool Resources::AnyNegative() const {
   return std::any_of(amounts_.begin(), amounts_.end(), [](int64_t v) { return v < 0; });
 }

@@ -125,8 +125,8 @@ std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearc
 
 std::optional<double> Session::Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
                                         FitErrors* errors) const {
-  // Which resource the node is short of, asked only when explaining (two calls: the hot path's
-  // stays as it was).
+  // Which resource the node is short of is asked only when explaining: the hot path's call
+  // passes no out-parameter.
   int short_of = -1;
   FitResult fit = errors == nullptr ? ResourceFit(task, node, placement) : ResourceFit(task, node, placement, &short_of);
   // A pod that waits for its gates would wait on an empty node too: that is the reason (only

@@ -279,18 +279,21 @@ bool RoomBound::FewerFit(const Resources& request, size_t count, uint64_t state_
 
 namespace {
 
-// Takes a part's workers out of the per-node sums (before it is counted again or dropped).
+// Takes a part's workers out of the per-node sums and its key out of the index (before it is
+// counted again or dropped).
 void Uncount(WorkerHoldings& holdings, WorkerHoldings::Part& part) {
   for (const auto& [node, request] : part.workers) {
     holdings.per_node[node].freed -= request;
     --holdings.per_node[node].pods;
   }
   part.workers.clear();
+  if (part.key != 0) holdings.part_by_key.erase(part.key);
+  part.key = 0;
 }
 
 // The first ask of a session: the parts carried from an earlier one are taken for the live jobs
 // that have their key again, and every other part is taken out of the sums and dropped.
-void StartSession(const Session& session, WorkerHoldings& holdings) {
+void TakeCarriedParts(const Session& session, WorkerHoldings& holdings) {
   const ClusterSnapshot& cluster = session.cluster();
   holdings.state_version = UINT64_MAX;
   // Made in an earlier session: its state versions say nothing of this one's.
@@ -326,7 +329,6 @@ void StartSession(const Session& session, WorkerHoldings& holdings) {
     WorkerHoldings::Part& part = holdings.parts[i];
     if (!kept[i]) {
       Uncount(holdings, part);
-      if (part.key != 0) holdings.part_by_key.erase(part.key);
       continue;
     }
     if (out != i) {
@@ -353,7 +355,7 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
     } else {
       memo = std::make_shared<WorkerHoldings>();
     }
-    StartSession(session, *memo);
+    TakeCarriedParts(session, *memo);
   }
   WorkerHoldings& holdings = *memo;
   // The plans of a backlog that fail untouched ask it again and again in one state.
@@ -372,7 +374,6 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
     }
     WorkerHoldings::Part& part = holdings.parts[index];
     Uncount(holdings, part);
-    if (part.key != 0) holdings.part_by_key.erase(part.key);
     const JobInfo& job = session.job(id);
     for (TaskId t : ElasticWorkers(session, job)) {
       const TaskInfo& task = session.task(t);
