@@ -298,9 +298,18 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     laid_at.push_back(entry.laid[l].build == entry.build ? entry.laid[l].at : -1);
   }
   MoveKeptJobs(builds, task_counts, laid_at, snap);
-  // The jobs that may hold nodes (first task, count), in job order: the others hold none.
-  // Sized once and written by index: appending was a call per job, not inlined.
-  std::vector<std::pair<size_t, size_t>> holding(laid_count);
+  // The jobs that may hold nodes, in job order: the others hold none. Sized once and written by
+  // index: appending was a call per job, not inlined.
+  struct Holding {
+    size_t first, count;
+    // Each task's node, as its block resolved it for this node set (what the layout wrote into
+    // the tasks): four bytes a task to read instead of a task record. Null: read the tasks.
+    const NodeId* nodes;
+  };
+  std::vector<Holding> holding(laid_count);
+  auto nodes_of = [this](const JobBlock& block) {
+    return block.node_set_version == node_set_version_ ? block.node_ids.data() : nullptr;
+  };
   size_t holding_count = 0;
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
@@ -334,7 +343,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       // moved (what it holds is in its nodes' sums already). Its block is not read at all.
       tasks_laid += static_cast<size_t>(entry.task_count);
       const auto first = static_cast<size_t>(offset);
-      if (entry.holds_nodes) holding[holding_count++] = {first, static_cast<size_t>(entry.task_count)};
+      if (entry.holds_nodes) holding[holding_count++] = {first, static_cast<size_t>(entry.task_count), nodes_of(*entry.block)};
       if (entry.node_gone) node_gone.push_back(&entry);
       if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
       job.id = job_id;
@@ -387,7 +396,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     job.queue = block.queue_id;
     job.priority = block.priority;
     job.tasks.resize(block.tasks.size());
-    holding[holding_count++] = {tasks_laid, block.tasks.size()};
+    holding[holding_count++] = {tasks_laid, block.tasks.size(), block.node_ids.data()};
     bool any_node_gone = false;
     for (size_t i = 0; i < block.tasks.size(); ++i) {
       TaskInfo& task = snap.tasks[tasks_laid++];
@@ -426,15 +435,22 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   }
   holding.resize(holding_count);
   // Each node's tasks, in id order, in vectors sized once.
-  auto for_each_placed = [&](auto&& visit) {
-    for (const auto& [first, count] : holding) {
-      for (size_t i = first; i < first + count; ++i) {
-        if (snap.tasks[i].node != kNoId) visit(snap.tasks[i]);
+  auto for_each_placed = [&](auto&& visit) {  // visit(node, task id)
+    for (const Holding& h : holding) {
+      if (h.nodes != nullptr) {
+        const auto first = static_cast<TaskId>(h.first);
+        for (size_t i = 0; i < h.count; ++i) {
+          if (h.nodes[i] != kNoId) visit(h.nodes[i], first + static_cast<TaskId>(i));
+        }
+        continue;
+      }
+      for (size_t i = h.first; i < h.first + h.count; ++i) {
+        if (snap.tasks[i].node != kNoId) visit(snap.tasks[i].node, snap.tasks[i].id);
       }
     }
   };
   std::vector<int32_t> on_node(snap.nodes.size(), 0);
-  for_each_placed([&](const TaskInfo& task) { ++on_node[task.node]; });
+  for_each_placed([&](NodeId node, TaskId) { ++on_node[node]; });
   // Filled through a compact list of where each node's next task goes, not through the nodes
   // themselves (a node's record is a few hundred bytes: its list's end was a cache miss a task).
   // Every entry is written: a list of the same length as the spent snapshot's is not resized.
@@ -443,7 +459,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     if (node.tasks.size() != static_cast<size_t>(on_node[node.id])) node.tasks.resize(static_cast<size_t>(on_node[node.id]));
     next_of[node.id] = node.tasks.data();
   }
-  for_each_placed([&](const TaskInfo& task) { *next_of[task.node]++ = task.id; });
+  for_each_placed([&](NodeId node, TaskId task) { *next_of[node]++ = task; });
   return snap;
 }
 
