@@ -1,7 +1,9 @@
 #include "plugins/predicates/predicates.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "api/log.h"
 #include "api/status_macros.h"
@@ -54,14 +56,7 @@ class PredicatesPlugin : public Plugin {
   std::string_view Name() const override { return "predicates"; }
 
   void OnSessionOpen(Session& session) override {
-    const auto& nodes = session.cluster().nodes;
-    node_count_ = nodes.size();
-    taint_text_.resize(nodes.size());
-    for (const NodeInfo& node : nodes) {
-      for (const Taint& taint : node.node->taints) {
-        taint_text_[node.id].push_back(StrCat(taint.key, taint.value.empty() ? "" : "=", taint.value));
-      }
-    }
+    node_count_ = session.cluster().nodes.size();
     session.AddPredicateFn([this](const TaskInfo& task, const NodeInfo& node) { return Check(task, node); });
   }
 
@@ -82,8 +77,20 @@ class PredicatesPlugin : public Plugin {
       case kFits: return {};
       case kSelectorMismatch: return {FitCode::kNodeSelectorMismatch, {}};
       case kAffinityMismatch: return {FitCode::kNodeAffinityMismatch, {}};
-      default: return {FitCode::kUntoleratedTaint, taint_text_[node.id][verdict - kFirstTaint]};
+      default: return {FitCode::kUntoleratedTaint, TaintTexts(node)[verdict - kFirstTaint]};
     }
+  }
+
+  // A node's taints as FitResult details name them, made when a pod first fails on one of them
+  // (most sessions never do, and every session opens over every node).
+  const std::vector<std::string>& TaintTexts(const NodeInfo& node) {
+    auto [it, inserted] = taint_text_.try_emplace(node.id);
+    if (inserted) {
+      for (const Taint& taint : node.node->taints) {
+        it->second.push_back(StrCat(taint.key, taint.value.empty() ? "" : "=", taint.value));
+      }
+    }
+    return it->second;
   }
 
   int16_t Evaluate(const Pod& pod, const Node& node) const {
@@ -106,7 +113,8 @@ class PredicatesPlugin : public Plugin {
   const PredicateOptions options_;
   size_t node_count_ = 0;
   std::vector<std::vector<int16_t>> cache_;          // [constraint class][node id] -> Verdict
-  std::vector<std::vector<std::string>> taint_text_;  // [node id][taint]: stable FitResult details
+  // [node id][taint]: FitResult details, which must stay put for the session (a map's entries do).
+  std::map<NodeId, std::vector<std::string>> taint_text_;
 };
 
 }  // namespace
