@@ -197,6 +197,12 @@ inline Fulfillment FulfillmentOf(const JobInfo& job) {
 struct NodeInfo {
   NodeId id = kNoId;
   std::shared_ptr<const Node> node;
+  // The version of the cache's sums of what pods hold here (used, limits, releasing and the pod
+  // counts) this node was laid out with; 0 once a session changed any of them. A snapshot laid
+  // over this one copies them again only when they differ. Beside `node` and `tasks`: a snapshot
+  // reads these three of every node, most often nothing else.
+  uint64_t held_version = 0;
+  std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
   uint64_t version = 0;  // changes whenever the node object is replaced
   Resources allocatable;
   Resources used;         // requests of every pod on the node (ours and other schedulers')
@@ -208,11 +214,6 @@ struct NodeInfo {
   int32_t pipelined_pods = 0;  // tasks promised a slot once releasing pods are gone
   int32_t max_pods = 110;
   bool schedulable = true;  // not cordoned and Ready
-  std::vector<TaskId> tasks;  // tasks of scheduled jobs on this node
-  // The version of the cache's sums of what pods hold here (used, limits, releasing and the pod
-  // counts) this node was laid out with; 0 once a session changed any of them. A snapshot laid
-  // over this one copies them again only when they differ.
-  uint64_t held_version = 0;
 
   const std::string& name() const { return node->meta.name; }
   // Idle capacity not promised to pipelined tasks (promises use releasing resources first).

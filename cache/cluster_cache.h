@@ -200,12 +200,14 @@ class ClusterCache {
   // scheduler's pod's when it is stored and removed, so that a snapshot copies each node's sums
   // instead of adding up every pod that holds one.
   struct NodeHeld {
+    // Moves with every count (NodeInfo::held_version). First, beside NodeEntry::node: a snapshot
+    // reads both of every node, most often nothing else.
+    uint64_t version = 1;
     Resources used;
     Resources used_limits;
     Resources releasing;
     int32_t pods = 0;
     int32_t releasing_pods = 0;
-    uint64_t version = 1;  // moves with every count (NodeInfo::held_version)
     // Adds (sign +1) or takes away (-1) one pod.
     void Count(const Resources& request, const Resources& limit, bool releasing_pod, int sign);
   };
