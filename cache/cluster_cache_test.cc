@@ -673,6 +673,42 @@ TEST_CASE("jobs holding nodes that no session changed stay as laid out, and thei
   CHECK(snap.total_allocatable.Get(kCpu) == 16000 + 3 * 8000);  // n0, n2, n3 and the bigger n1
 }
 
+TEST_CASE("running jobs no session changed keep their nodes' task lists right when an earlier job goes") {
+  ClusterCache cache;
+  for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
+  auto add_pod = [&](const std::string& name, const std::string& group, const std::string& node) {
+    Pod pod = LonePod(name);
+    if (!group.empty()) pod.meta.annotations[kGroupNameAnnotation] = group;
+    pod.requests.Set(kCpu, 1000);
+    pod.node_name = node;
+    pod.phase = PodPhase::kRunning;
+    cache.UpsertPod(pod);
+  };
+  PodGroup gang;
+  gang.meta.name = "b-gang";
+  gang.meta.namespace_ = "default";
+  gang.meta.uid = "g-b-gang";
+  gang.queue = "default";
+  gang.min_member = 2;
+  cache.UpsertPodGroup(gang);
+  add_pod("a-first", "", "n2");
+  add_pod("b-gang-0", "b-gang", "n2");  // its second task is the one on n1
+  add_pod("b-gang-1", "b-gang", "n1");
+  add_pod("c-runs", "", "n2");
+  ClusterSnapshot snap = cache.Snapshot(0);
+  REQUIRE(std::all_of(snap.job_as_laid_out.begin(), snap.job_as_laid_out.end(), [](bool kept) { return kept; }));
+  cache.DeletePod("default", "a-first");  // the others' task ids move; the node set does not change
+  snap = cache.Snapshot(1000, std::move(snap));
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(1000)));
+  auto on = [&](const char* node) {
+    std::vector<std::string> keys;
+    for (TaskId t : snap.nodes[snap.FindNode(node)].tasks) keys.push_back(snap.tasks[t].key());
+    return keys;
+  };
+  CHECK(on("n1") == std::vector<std::string>{"default/b-gang-1"});
+  CHECK(on("n2") == std::vector<std::string>{"default/b-gang-0", "default/c-runs"});
+}
+
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
   ClusterCache cache;
   PodGroup group;

@@ -307,9 +307,6 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     const NodeId* nodes;
   };
   std::vector<Holding> holding(laid_count);
-  auto nodes_of = [this](const JobBlock& block) {
-    return block.node_set_version == node_set_version_ ? block.node_ids.data() : nullptr;
-  };
   size_t holding_count = 0;
   std::vector<const LaidBlock*> node_gone;  // laid out with a task on a node that is gone
   size_t tasks_laid = 0;
@@ -343,7 +340,11 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       // moved (what it holds is in its nodes' sums already). Its block is not read at all.
       tasks_laid += static_cast<size_t>(entry.task_count);
       const auto first = static_cast<size_t>(offset);
-      if (entry.holds_nodes) holding[holding_count++] = {first, static_cast<size_t>(entry.task_count), nodes_of(*entry.block)};
+      if (entry.holds_nodes) {
+        const JobBlock& block = *entry.block;
+        const bool resolved = block.node_set_version == node_set_version_;
+        holding[holding_count++] = {first, static_cast<size_t>(entry.task_count), resolved ? block.node_ids.data() : nullptr};
+      }
       if (entry.node_gone) node_gone.push_back(&entry);
       if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
       job.id = job_id;

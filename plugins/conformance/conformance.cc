@@ -12,12 +12,14 @@ namespace {
 
 // Compared as string_views, which tell strings of another length apart without reading them:
 // asked of every victim candidate of every plan.
+constexpr std::string_view kSystemNamespace = "kube-system";
+constexpr std::string_view kClusterCritical = "system-cluster-critical";
+constexpr std::string_view kNodeCritical = "system-node-critical";
+
 bool Critical(const TaskInfo& task) {
-  using namespace std::string_view_literals;
   const Pod& pod = *task.pod;
-  const std::string_view priority_class = pod.priority_class_name;
-  return std::string_view(pod.meta.namespace_) == "kube-system"sv || priority_class == "system-cluster-critical"sv ||
-         priority_class == "system-node-critical"sv;
+  return pod.meta.namespace_ == kSystemNamespace || pod.priority_class_name == kClusterCritical ||
+         pod.priority_class_name == kNodeCritical;
 }
 
 class ConformancePlugin : public Plugin {

@@ -140,6 +140,7 @@ TEST_CASE("NoSchedule and NoExecute taints keep out pods that do not tolerate th
   FitResult draining = s.Fit("default/plain-worker-0", "draining");
   CHECK(draining.code == FitCode::kUntoleratedTaint);
   CHECK(draining.detail == "drain");
+  CHECK(infra.detail == "dedicated=infra");  // a detail stays valid for the session after others are made
   CHECK(s.Fit("default/plain-worker-0", "soft").ok());  // PreferNoSchedule only prefers
   CHECK(s.Fit("default/infra-agent-agent-0", "infra").ok());
   CHECK(s.Fit("default/infra-agent-agent-0", "draining").code == FitCode::kUntoleratedTaint);

@@ -156,9 +156,6 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
     if (job.id == starving.id) continue;
     // Most of a backlog: short of its min, never a candidate (MinPlaced, CandidateOf).
     if (!MinReadyByCount(job)) continue;
-    // A policy that takes workers only finds none in a job no more ready than its min: seen
-    // without asking the policy.
-    if (policy.takes_workers_only && job.ReadyCount() <= job.min_available) continue;
     const VictimKind kind = policy.kind(job);  // cheap: asked before the candidate is made
     if (kind == VictimKind::kNone) continue;
     // Most running jobs: no more ready than their min, so no elastic worker (ElasticWorkers).
