@@ -284,6 +284,10 @@ struct ClusterSnapshot {
   // once a session may have changed them (Session::TakeCluster). A snapshot built over this one
   // leaves such a job as it is, but for its ids.
   std::vector<bool> job_as_laid_out;
+  // Per job: the id of its first task as the snapshot laid it out (0 for a job without tasks),
+  // so that a snapshot built over this one finds where each spent job's tasks lie without reading
+  // the job. Sessions never renumber tasks; empty in a snapshot made another way.
+  std::vector<TaskId> job_first_task;
   // The cache's version of the set of node names when it laid this snapshot out: the node ids
   // of the tasks it kept as laid out hold while the next one is laid at the same version.
   uint64_t node_set_version = 0;

@@ -260,6 +260,10 @@ class ClusterCache {
     };
     std::array<Laid, kLayouts> laid{};
     bool holds_nodes = false;  // some task names a node: its node's usage is summed anew each time
+    // The block's node_ids, resolved for node set node_ids_version (0: not resolved since the
+    // block was built), here so that a snapshot keeping the job as laid out reads no block.
+    const NodeId* node_ids = nullptr;
+    uint64_t node_ids_version = 0;
     // When last laid out, a task of it named a node that is gone (the task failed there, so the
     // job's request, and its demand, are not its block's).
     bool node_gone = false;

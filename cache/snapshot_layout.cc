@@ -17,17 +17,25 @@ namespace {
 // their places in it: job i of the layout is build builds[i] with task_counts[i] tasks, laid in
 // order; laid_at[i] is where the last layout put that build, -1 when it did not lay it out (then
 // no snapshot holds it). Afterwards snap.job_builds[i] == builds[i] exactly when the
-// job there, with its tasks at their new offset, is that build; jobs and tasks are sized for the
-// layout. Both layouts are in key order, so a kept job's source never lies under the place of a
-// kept job moved before it: those moving towards the front go first to last, the others last to
-// first.
+// job there, with its tasks at their new offset, is that build, and moved[i] says whether it was
+// moved there (its ids are then the spent snapshot's); jobs and tasks are sized for the layout.
+// Both layouts are in key order, so a kept job's source never lies under the place of a kept job
+// moved before it: those moving towards the front go first to last, the others last to first.
 void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts,
-                  const std::vector<int32_t>& laid_at, ClusterSnapshot& snap) {
+                  const std::vector<int32_t>& laid_at, ClusterSnapshot& snap, std::vector<bool>& moved_here) {
   const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
   snap.job_builds.resize(spent);
   snap.job_as_laid_out.resize(spent, false);  // unknown: as changed
-  std::vector<TaskId> spent_offset(spent);
-  for (size_t j = 0; j < spent; ++j) spent_offset[j] = snap.jobs[j].tasks.empty() ? 0 : snap.jobs[j].tasks.front();
+  // Where each spent job's tasks start: from the compact list when the spent snapshot has one
+  // (a job record is a few hundred bytes: reading each was a cache miss a job).
+  std::vector<TaskId> spent_offset;
+  if (snap.job_first_task.size() >= spent) {
+    spent_offset = std::move(snap.job_first_task);
+    spent_offset.resize(spent);
+  } else {
+    spent_offset.resize(spent);
+    for (size_t j = 0; j < spent; ++j) spent_offset[j] = snap.jobs[j].tasks.empty() ? 0 : snap.jobs[j].tasks.front();
+  }
   struct Kept {
     size_t from_job, to_job, from_task, to_task, tasks;
   };
@@ -37,7 +45,10 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   for (size_t i = 0; i < builds.size(); offset += static_cast<size_t>(task_counts[i]), ++i) {
     const auto tasks = static_cast<size_t>(task_counts[i]);
     if (i < spent && snap.job_builds[i] == builds[i] && (tasks == 0 || static_cast<size_t>(spent_offset[i]) == offset)) continue;
-    if (laid_at[i] < 0) continue;  // a build no snapshot holds
+    if (laid_at[i] < 0) {  // a build no snapshot holds
+      if (i < spent && snap.job_builds[i] == builds[i]) snap.job_builds[i] = 0;  // not where it lies: laid anew
+      continue;
+    }
     // The spent snapshot is most often the last one laid out: the build is where that put it.
     if (const auto at = static_cast<size_t>(laid_at[i]); at < spent && snap.job_builds[at] == builds[i]) {
       moved.push_back({at, i, static_cast<size_t>(spent_offset[at]), offset, tasks});
@@ -88,6 +99,10 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   snap.job_builds.resize(builds.size());
   snap.job_as_laid_out.resize(builds.size());
   snap.tasks.resize(task_count);
+  moved_here.assign(builds.size(), false);
+  for (const Kept& k : moved) moved_here[k.to_job] = true;
+  snap.job_first_task = std::move(spent_offset);  // storage reused; the layout writes every entry
+  snap.job_first_task.resize(builds.size());
 }
 
 }  // namespace
@@ -101,6 +116,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   snap.tasks = std::move(spent.tasks);
   snap.job_builds = std::move(spent.job_builds);
   snap.job_as_laid_out = std::move(spent.job_as_laid_out);
+  snap.job_first_task = std::move(spent.job_first_task);
   snap.node_set_version = node_set_version_;
   // The spent snapshot's node ids are this one's: a job it kept as laid out that holds nodes
   // may stay as it is too.
@@ -191,6 +207,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       at->task_count = static_cast<int32_t>(block.tasks.size());
       at->holds_nodes = std::any_of(block.node_names.begin(), block.node_names.end(),
                                     [](const std::string* name) { return name != nullptr; });
+      at->node_ids = nullptr;  // a new build: its ids are resolved when it is laid out
+      at->node_ids_version = 0;
       for (LaidBlock::Laid& laid : at->laid) laid.reported_changed = false;
     } else if (existed) {
       park_slots_.erase(park_slots_.begin() + (at - existing_blocks_.begin()));
@@ -297,7 +315,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     task_counts.push_back(entry.task_count);
     laid_at.push_back(entry.laid[l].build == entry.build ? entry.laid[l].at : -1);
   }
-  MoveKeptJobs(builds, task_counts, laid_at, snap);
+  std::vector<bool> moved_here;
+  MoveKeptJobs(builds, task_counts, laid_at, snap, moved_here);
   // The jobs that may hold nodes, in job order: the others hold none. Sized once and written by
   // index: appending was a call per job, not inlined.
   struct Holding {
@@ -332,6 +351,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     const auto offset = static_cast<TaskId>(tasks_laid);
     // The spent snapshot's copy of this very build, tasks and all, is in place (MoveKeptJobs).
     const bool tasks_in_place = snap.job_builds[job_id] == entry.build;
+    snap.job_first_task[job_id] = entry.task_count > 0 ? offset : 0;
     JobInfo& job = snap.jobs[job_id];
     if (tasks_in_place && snap.job_as_laid_out[job_id] && !entry.laid[l].reported_changed &&
         (!entry.holds_nodes || same_node_ids)) {
@@ -341,12 +361,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       tasks_laid += static_cast<size_t>(entry.task_count);
       const auto first = static_cast<size_t>(offset);
       if (entry.holds_nodes) {
-        const JobBlock& block = *entry.block;
-        const bool resolved = block.node_set_version == node_set_version_;
-        holding[holding_count++] = {first, static_cast<size_t>(entry.task_count), resolved ? block.node_ids.data() : nullptr};
+        const bool resolved = entry.node_ids_version == node_set_version_;
+        holding[holding_count++] = {first, static_cast<size_t>(entry.task_count), resolved ? entry.node_ids : nullptr};
       }
       if (entry.node_gone) node_gone.push_back(&entry);
-      if (job.id == job_id && (job.tasks.empty() || job.tasks.front() == offset)) continue;
+      // In place since the spent snapshot laid it out here, it has this place's ids already.
+      if (!moved_here[job_id]) continue;
       job.id = job_id;
       for (int32_t i = 0; i < entry.task_count; ++i) {
         TaskInfo& task = snap.tasks[first + static_cast<size_t>(i)];
@@ -366,6 +386,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       }
       block.node_set_version = node_set_version_;
     }
+    entry.node_ids = block.node_ids.data();
+    entry.node_ids_version = block.node_set_version;
     snap.job_builds[job_id] = block.build;
     if (tasks_in_place) {
       // The spent job was laid out from this very build: a session changes only its counts

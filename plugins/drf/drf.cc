@@ -61,19 +61,35 @@ class DrfPlugin : public Plugin {
 
  private:
   // From the first task that moves on, each job's placed and pipelined requests are counted
-  // here, starting from what it held at the opening.
+  // here, starting from what it held at the opening: the live jobs' sums only (the others hold
+  // nothing), looked up by job, so that a session costs its live jobs, not its backlog.
   void StartCounting() {
-    allocated_.assign(session_->cluster().jobs.size(), Resources());
-    for (JobId id : session_->LiveJobs()) allocated_[id] = session_->job(id).allocated;
+    slot_.assign(session_->cluster().jobs.size(), kNoSlot);
+    allocated_.clear();
+    allocated_.reserve(session_->LiveJobs().size());
+    for (JobId id : session_->LiveJobs()) {
+      slot_[id] = static_cast<int32_t>(allocated_.size());
+      allocated_.push_back(session_->job(id).allocated);
+    }
     counting_ = true;
   }
-  const Resources& AllocatedOf(JobId job) const { return counting_ ? allocated_[job] : session_->job(job).allocated; }
+  const Resources& AllocatedOf(JobId job) const {
+    if (!counting_) return session_->job(job).allocated;
+    const int32_t slot = slot_[job];
+    return slot == kNoSlot ? nothing_ : allocated_[static_cast<size_t>(slot)];
+  }
 
   void Update(JobId job, const Resources& request, int sign) {
+    int32_t& slot = slot_[job];
+    if (slot == kNoSlot) {  // a job that held nothing at the opening
+      slot = static_cast<int32_t>(allocated_.size());
+      allocated_.emplace_back();
+    }
+    Resources& allocated = allocated_[static_cast<size_t>(slot)];
     if (sign > 0) {
-      allocated_[job] += request;
+      allocated += request;
     } else {
-      allocated_[job] -= request;
+      allocated -= request;
     }
     share_[job] = kStale;  // made again when jobs are next compared: tasks move far more often
   }
@@ -86,11 +102,14 @@ class DrfPlugin : public Plugin {
   }
 
   static constexpr double kStale = -1;  // a share is never negative
+  static constexpr int32_t kNoSlot = -1;
 
   const Session* session_ = nullptr;
   Resources total_;
   bool counting_ = false;             // a task moved: allocated_ holds the counts
-  std::vector<Resources> allocated_;  // per job: placed and pipelined requests
+  std::vector<int32_t> slot_;         // per job: its place in allocated_, or kNoSlot (it holds nothing)
+  std::vector<Resources> allocated_;  // per counted job: placed and pipelined requests
+  const Resources nothing_;
   std::vector<double> share_;         // per job: DominantShare of allocated_, or kStale
 };
 
