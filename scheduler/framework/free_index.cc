@@ -67,4 +67,24 @@ size_t FreeIndex::NextWithRoom(const std::vector<NodeInfo>& nodes, ResourceId re
   return First(*tree, from, to, amount);
 }
 
+size_t FreeIndex::NextWithRoomForAll(const std::vector<NodeInfo>& nodes, const Resources& request, ResourceId first,
+                                     size_t from, size_t to) {
+  size_t at = NextWithRoom(nodes, first, request.Get(first), from, to);  // the trees are up to date now
+  // Each tree in turn moves `at` to its first node with room from there, until none moves it:
+  // then `at` has room in every one, and no node before it does.
+  for (bool moved = true; moved && at < to;) {
+    moved = false;
+    for (const Tree& tree : trees_) {
+      const int64_t amount = request.Get(tree.resource);
+      if (amount <= 0) continue;
+      const size_t next = First(tree, at, to, amount);
+      if (next == at) continue;
+      at = next;
+      moved = true;
+      if (at >= to) return to;
+    }
+  }
+  return at;
+}
+
 }  // namespace lahar

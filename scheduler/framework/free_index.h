@@ -26,6 +26,11 @@ class FreeIndex {
   // least `amount`; `to` when there is none.
   size_t NextWithRoom(const std::vector<NodeInfo>& nodes, ResourceId resource, int64_t amount, size_t from,
                       size_t to);
+  // The first node id in [from, to) with room for every amount of `request` in `first` and in
+  // the resources a tree is built for already (a node short of any of them cannot fit it); `to`
+  // when there is none. Builds `first`'s tree when none is; never another.
+  size_t NextWithRoomForAll(const std::vector<NodeInfo>& nodes, const Resources& request, ResourceId first,
+                            size_t from, size_t to);
   // Whether a tree is built for any resource (NextWithRoom builds one when first asked of it).
   bool Any() const { return !trees_.empty(); }
 

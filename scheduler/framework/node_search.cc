@@ -157,8 +157,9 @@ size_t Session::SkipNodesShortOf(const TaskInfo& task, Placement placement, size
   if (!free_index_.Any() && ++unindexed_misses_ <= cluster_.nodes.size()) return at + 1;
   const int short_of = FirstShortResource(task, cluster_.nodes[at], placement);
   if (short_of < 0) return at + 1;  // refused for something else: nothing to skip by
-  const auto resource = static_cast<ResourceId>(short_of);
-  return free_index_.NextWithRoom(cluster_.nodes, resource, task.request.Get(resource), at + 1, end);
+  // The nodes passed over are those short of some resource: each would be examined and refused
+  // for it, so the search lands where a skip by one resource at a time would, with fewer stops.
+  return free_index_.NextWithRoomForAll(cluster_.nodes, task.request, static_cast<ResourceId>(short_of), at + 1, end);
 }
 
 NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement,

@@ -488,7 +488,8 @@ class Session {
   FreeIndex free_index_;  // where searches may find room (FindBestNode, SomeNodeFits)
   size_t unindexed_misses_ = 0;  // nodes searches met that did not fit, before any tree was built
   // After node `at`, which `task` does not fit: the first node before `end` that may have room
-  // for it in the resource `at` is short of (FreeIndex), or simply the next one.
+  // for it in the resource `at` is short of and in those indexed already (FreeIndex), or simply
+  // the next one.
   size_t SkipNodesShortOf(const TaskInfo& task, Placement placement, size_t at, size_t end);
   // Every change of a node's amounts goes through here: its version, and the index.
   void NodeChanged(NodeId node) {
