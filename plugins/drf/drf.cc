@@ -109,7 +109,7 @@ class DrfPlugin : public Plugin {
   bool counting_ = false;             // a task moved: allocated_ holds the counts
   std::vector<int32_t> slot_;         // per job: its place in allocated_, or kNoSlot (it holds nothing)
   std::vector<Resources> allocated_;  // per counted job: placed and pipelined requests
-  const Resources nothing_;
+  const Resources nothing_{};
   std::vector<double> share_;         // per job: DominantShare of allocated_, or kStale
 };
 

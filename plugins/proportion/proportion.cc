@@ -459,7 +459,7 @@ class QueueSharePlugin : public Plugin {
   mutable std::vector<QueueState> queues_;  // mutable: shares are made again when read (ShareOf)
   std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
   static constexpr int32_t kNoPromise = -1;
-  inline static const Resources kNothingPromised;
+  inline static const Resources kNothingPromised{};
   std::vector<int32_t> promise_slot_;  // per job: its place in promises_, or kNoPromise (nothing)
   std::vector<Resources> promises_;    // per job with a slot: its part of its queue's inqueue
   // Per-job flags as bytes (not std::vector<bool>): the first is read for every waiting job.
