@@ -23,19 +23,14 @@ namespace {
 // moved before it: those moving towards the front go first to last, the others last to first.
 void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts,
                   const std::vector<int32_t>& laid_at, ClusterSnapshot& snap, std::vector<bool>& moved_here) {
-  const size_t spent = std::min(snap.jobs.size(), snap.job_builds.size());
+  // The spent jobs a layout wrote (their builds and first tasks, which it writes together).
+  const size_t spent = std::min({snap.jobs.size(), snap.job_builds.size(), snap.job_first_task.size()});
   snap.job_builds.resize(spent);
   snap.job_as_laid_out.resize(spent, false);  // unknown: as changed
-  // Where each spent job's tasks start: from the compact list when the spent snapshot has one
-  // (a job record is a few hundred bytes: reading each was a cache miss a job).
-  std::vector<TaskId> spent_offset;
-  if (snap.job_first_task.size() >= spent) {
-    spent_offset = std::move(snap.job_first_task);
-    spent_offset.resize(spent);
-  } else {
-    spent_offset.resize(spent);
-    for (size_t j = 0; j < spent; ++j) spent_offset[j] = snap.jobs[j].tasks.empty() ? 0 : snap.jobs[j].tasks.front();
-  }
+  // Where each spent job's tasks start, from the compact list (a job record is a few hundred
+  // bytes: reading each was a cache miss a job).
+  std::vector<TaskId> spent_offset = std::move(snap.job_first_task);
+  spent_offset.resize(spent);
   struct Kept {
     size_t from_job, to_job, from_task, to_task, tasks;
   };

@@ -5,6 +5,7 @@
 #include <map>
 #include <vector>
 
+#include "scheduler/framework/per_job.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -23,7 +24,6 @@ class DrfPlugin : public Plugin {
     share_.assign(session.cluster().jobs.size(), 0.0);
     for (JobId id : session.LiveJobs()) share_[id] = kStale;  // the others hold nothing: a share of 0
     // Until a task moves, what a job holds is its own `allocated` (most sessions move none).
-    allocated_.clear();
     counting_ = false;
     session.BeforeNextTaskChange([this] { StartCounting(); });
 
@@ -64,28 +64,19 @@ class DrfPlugin : public Plugin {
   // here, starting from what it held at the opening: the live jobs' sums only (the others hold
   // nothing), looked up by job, so that a session costs its live jobs, not its backlog.
   void StartCounting() {
-    slot_.assign(session_->cluster().jobs.size(), kNoSlot);
-    allocated_.clear();
-    allocated_.reserve(session_->LiveJobs().size());
-    for (JobId id : session_->LiveJobs()) {
-      slot_[id] = static_cast<int32_t>(allocated_.size());
-      allocated_.push_back(session_->job(id).allocated);
-    }
+    allocated_.Reset(session_->cluster().jobs.size());
+    allocated_.Reserve(session_->LiveJobs().size());
+    for (JobId id : session_->LiveJobs()) allocated_.TryEmplace(id, session_->job(id).allocated);
     counting_ = true;
   }
   const Resources& AllocatedOf(JobId job) const {
     if (!counting_) return session_->job(job).allocated;
-    const int32_t slot = slot_[job];
-    return slot == kNoSlot ? nothing_ : allocated_[static_cast<size_t>(slot)];
+    const Resources* allocated = allocated_.Find(job);
+    return allocated != nullptr ? *allocated : nothing_;
   }
 
   void Update(JobId job, const Resources& request, int sign) {
-    int32_t& slot = slot_[job];
-    if (slot == kNoSlot) {  // a job that held nothing at the opening
-      slot = static_cast<int32_t>(allocated_.size());
-      allocated_.emplace_back();
-    }
-    Resources& allocated = allocated_[static_cast<size_t>(slot)];
+    Resources& allocated = allocated_[job];  // made empty for a job that held nothing at the opening
     if (sign > 0) {
       allocated += request;
     } else {
@@ -102,13 +93,12 @@ class DrfPlugin : public Plugin {
   }
 
   static constexpr double kStale = -1;  // a share is never negative
-  static constexpr int32_t kNoSlot = -1;
 
   const Session* session_ = nullptr;
   Resources total_;
   bool counting_ = false;             // a task moved: allocated_ holds the counts
-  std::vector<int32_t> slot_;         // per job: its place in allocated_, or kNoSlot (it holds nothing)
-  std::vector<Resources> allocated_;  // per counted job: placed and pipelined requests
+  // Per job holding anything: placed and pipelined requests (never held while another is made).
+  PerJob<Resources, std::vector<Resources>> allocated_;
   const Resources nothing_{};
   std::vector<double> share_;         // per job: DominantShare of allocated_, or kStale
 };

@@ -8,6 +8,7 @@
 #include "api/log.h"
 #include "scheduler/framework/config.h"
 #include "scheduler/framework/job_rules.h"
+#include "scheduler/framework/per_job.h"
 #include "scheduler/framework/session.h"
 
 namespace lahar {
@@ -59,8 +60,7 @@ class QueueSharePlugin : public Plugin {
     const Resources& total = cluster.total_allocatable;
 
     queues_.assign(queue_count, {});
-    promise_slot_.assign(cluster.jobs.size(), kNoPromise);
-    promises_.clear();
+    promised_.Reset(cluster.jobs.size());
     counted_.assign(cluster.jobs.size(), false);
     promise_stale_.assign(cluster.jobs.size(), false);
     stale_promises_.clear();
@@ -239,32 +239,17 @@ class QueueSharePlugin : public Plugin {
     if (job.Count(TaskStatus::kPipelined) == 0 && !job.HoldsNothing() && job.min_resources.LessEqual(job.allocated)) {
       return;
     }
-    Resources& promised = PromiseOf(job.id);
+    Resources& promised = promised_[job.id];
     promised = Promise(job.id);
     queues_[job.queue].inqueue += promised;
   }
 
   void Recount(JobId job) {
     QueueState& q = queues_[session_->job(job).queue];
-    Resources& promised = PromiseOf(job);
+    Resources& promised = promised_[job];
     q.inqueue -= promised;
     promised = Promise(job);
     q.inqueue += promised;
-  }
-
-  // The job's part of its queue's inqueue, made (empty) when first written: most admitted jobs
-  // hold their min and are promised nothing, so a session keeps sums for the few that are not.
-  Resources& PromiseOf(JobId job) {
-    int32_t& slot = promise_slot_[job];
-    if (slot == kNoPromise) {
-      slot = static_cast<int32_t>(promises_.size());
-      promises_.emplace_back();
-    }
-    return promises_[static_cast<size_t>(slot)];
-  }
-  const Resources& PromisedTo(JobId job) const {
-    const int32_t slot = promise_slot_[job];
-    return slot == kNoPromise ? kNothingPromised : promises_[static_cast<size_t>(slot)];
   }
 
   void OnTask(const TaskInfo& task, int sign) {
@@ -441,7 +426,8 @@ class QueueSharePlugin : public Plugin {
     SettlePromises();
     const QueueState& q = queues_[job.queue];
     // A job already counted must not count twice.
-    Resources held = q.allocated + q.inqueue - PromisedTo(job.id);
+    Resources held = q.allocated + q.inqueue;
+    if (const Resources* promised = promised_.Find(job.id)) held -= *promised;
     if (const HoldingsByPriority* below = ByPriority()) held -= below->Below(job.queue, job.priority);
     for (size_t i = 0; i < job.min_resources.size(); ++i) {  // in id order, as NonZero() lists them
       const auto id = static_cast<ResourceId>(i);
@@ -458,10 +444,9 @@ class QueueSharePlugin : public Plugin {
   const Session* session_ = nullptr;
   mutable std::vector<QueueState> queues_;  // mutable: shares are made again when read (ShareOf)
   std::vector<std::vector<QueueId>> paths_;  // per queue: its ancestors from the top, then itself
-  static constexpr int32_t kNoPromise = -1;
-  inline static const Resources kNothingPromised{};
-  std::vector<int32_t> promise_slot_;  // per job: its place in promises_, or kNoPromise (nothing)
-  std::vector<Resources> promises_;    // per job with a slot: its part of its queue's inqueue
+  // Per job promised something: its part of its queue's inqueue (most admitted jobs hold their
+  // min and are promised nothing). Never held while another is made.
+  PerJob<Resources, std::vector<Resources>> promised_;
   // Per-job flags as bytes (not std::vector<bool>): the first is read for every waiting job.
   std::vector<uint8_t> counted_;        // per job: its promise is in its queue's inqueue
   std::vector<uint8_t> promise_stale_;  // per job: counted, and its tasks moved since

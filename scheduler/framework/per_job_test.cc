@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 namespace lahar {
 namespace {
@@ -22,6 +23,25 @@ TEST_CASE("a job's value is made when first asked for, stays where it is, and a 
   values.Reset(4);
   CHECK(values.Find(2) == nullptr);
   CHECK(values[2].empty());
+}
+
+TEST_CASE("values kept in a vector are found by job as in a deque, and a reset forgets all") {
+  PerJob<std::string, std::vector<std::string>> values;
+  values.Reset(5);
+  for (JobId job : {4, 0, 2}) values[job] = "job " + std::to_string(job);
+  CHECK(values.Find(1) == nullptr);
+  CHECK(values.Find(3) == nullptr);
+  for (JobId job : {0, 2, 4}) {
+    REQUIRE(values.Find(job) != nullptr);
+    CHECK(*values.Find(job) == "job " + std::to_string(job));
+  }
+  values[2] += " again";  // asked again: the same value, not a new one
+  CHECK(*values.Find(2) == "job 2 again");
+  CHECK(values.TryEmplace(3, "made") == "made");   // made from its arguments
+  CHECK(values.TryEmplace(2, "other") == "job 2 again");  // a made one is left as it is
+  values.Reset(5);
+  CHECK(values.Find(4) == nullptr);
+  CHECK(values[4].empty());
 }
 
 }  // namespace
