@@ -21,6 +21,17 @@ inline void WriteString(JsonWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
+// `s` as a JSON string, quoted and escaped exactly as the writer writes it: for output made
+// once and written many times.
+inline std::string JsonString(std::string_view s) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartArray();
+  WriteString(w, s);
+  w.EndArray();
+  return std::string(buffer.GetString() + 1, buffer.GetSize() - 2);  // without the brackets
+}
+
 // One key and its value. Named per type: an overload set would send a string literal to the
 // bool one.
 inline void StringField(JsonWriter& w, std::string_view key, std::string_view value) {

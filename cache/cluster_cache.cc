@@ -386,13 +386,16 @@ void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& 
   if (dirty_jobs_.count(entry->key) > 0) return;
   std::shared_ptr<const WaitReason>& reported = entry->block->job.reported_wait;
   if (reported != nullptr && *reported == reason) return;
-  std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
-  std::shared_ptr<const WaitReason> equal = interned.lock();
-  if (equal == nullptr || !(*equal == reason)) {
-    equal = std::make_shared<const WaitReason>(reason);
-    interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
+  if (last_reported_ == nullptr || !(*last_reported_ == reason)) {
+    std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
+    std::shared_ptr<const WaitReason> equal = interned.lock();
+    if (equal == nullptr || !(*equal == reason)) {
+      equal = std::make_shared<const WaitReason>(reason);
+      interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
+    }
+    last_reported_ = std::move(equal);
   }
-  reported = std::move(equal);
+  reported = last_reported_;
   for (LaidBlock::Laid& laid : entry->laid) laid.reported_changed = true;
   if (reported_reasons_.size() >= reported_reasons_purge_at_) {
     absl::erase_if(reported_reasons_, [](const auto& interned_reason) { return interned_reason.second.expired(); });

@@ -347,6 +347,9 @@ class ClusterCache {
   // session finds a reason unchanged by its address (most waiting jobs share a few reasons).
   absl::flat_hash_map<uint64_t, std::weak_ptr<const WaitReason>> reported_reasons_;
   size_t reported_reasons_purge_at_ = 64;  // drops the expired entries when the map reaches it
+  // The reason last interned: a session tells many jobs in turn one same reason, each then
+  // found here without hashing it.
+  std::shared_ptr<const WaitReason> last_reported_;
   uint64_t node_set_version_ = 1;  // bumped when a node name is added or removed
   // Node ids by name (positions in name order), and the entries by id, made again when the set
   // of names changes (a snapshot walks the vector, not the map).

@@ -5,12 +5,15 @@
 #define LAHAR_SCHEDULER_SIM_SIMULATION_H_
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -57,6 +60,7 @@ struct JobState : JobRecord {
   // tierRate (spec 6.1): its speed while its running pods span the domains they do.
   double topology_factor = 1;
   bool waiting = false;     // a session gave it a reason (JobRecord::reason) since it last ran
+  std::string key_json;     // its key as a JSON string, made for its first waiting event
   Millis waiting_since = 0;  // since when that reason holds
 };
 
@@ -210,6 +214,18 @@ class Simulation {
   rapidjson::StringBuffer line_;
   JsonWriter writer_{line_};
   std::string events_;  // not yet written to options_.events_out
+  // Waiting events are most of a trace's events (millions): their lines are put together from
+  // pieces made once each, the start at the current time, the job's key (JobState::key_json)
+  // and the fields of the last reason told, which many jobs in turn share.
+  struct WaitingLine {
+    Millis at = -1;
+    std::string head;  // {"t":…,"type":"waiting","job":
+    std::optional<WaitReason> reason;
+    std::string tail;  // ,"kind":…,"reason":…}
+  };
+  WaitingLine waiting_line_;
+  // Appends a line put together elsewhere, as EndEvent does.
+  void AppendEventLine(std::initializer_list<std::string_view> pieces);
   // Writes events_ to options_.events_out, when there is one.
   void FlushEvents();
 };

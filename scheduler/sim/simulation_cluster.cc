@@ -35,6 +35,13 @@ void Simulation::EndEvent() {
   if (events_.size() >= (1 << 20)) FlushEvents();
 }
 
+void Simulation::AppendEventLine(std::initializer_list<std::string_view> pieces) {
+  if (options_.events_out == nullptr && !options_.keep_events) return;
+  for (std::string_view piece : pieces) events_.append(piece);
+  events_.push_back('\n');
+  if (events_.size() >= (1 << 20)) FlushEvents();
+}
+
 void Simulation::FlushEvents() {
   if (options_.events_out == nullptr) return;
   options_.events_out->write(events_.data(), static_cast<std::streamsize>(events_.size()));

@@ -283,9 +283,14 @@ absl::Status Simulation::RunSession() {
   for (const auto& q : result.queues) {
     auto dominant = [&](const Resources& r) {
       double share = 0;
-      for (const auto& [id, amount] : r.NonZero()) {
-        int64_t total = allocatable_.Get(id);
-        if (total > 0 && id != kPods) share = std::max(share, static_cast<double>(amount) / static_cast<double>(total));
+      const Resources::View amounts = r.view();  // read in place: a session has a sample per queue
+      for (size_t i = 0; i < amounts.size; ++i) {
+        const auto id = static_cast<ResourceId>(i);
+        const int64_t amount = amounts.data[i];
+        const int64_t total = allocatable_.Get(id);
+        if (amount != 0 && total > 0 && id != kPods) {
+          share = std::max(share, static_cast<double>(amount) / static_cast<double>(total));
+        }
       }
       return share;
     };
@@ -328,11 +333,21 @@ void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
     job.waiting_since = job.started ? now_ : job.submit;
   }
   job.reason = reason;
-  BeginEvent("waiting");
-  StringField(writer_, "job", job.key);
-  StringField(writer_, "kind", WaitKindName(reason.kind));
-  StringField(writer_, "reason", WaitReasonText(reason));
-  EndEvent();
+  // As BeginEvent("waiting"), the job and kind and reason fields and EndEvent would write it.
+  WaitingLine& line = waiting_line_;
+  if (line.at != now_) {
+    BeginEvent("waiting");
+    line.head.assign(line_.GetString(), line_.GetSize());
+    line.head.append(",\"job\":");
+    line.at = now_;
+  }
+  if (!line.reason || *line.reason != reason) {
+    line.tail = StrCat(",\"kind\":", JsonString(WaitKindName(reason.kind)), ",\"reason\":",
+                       JsonString(WaitReasonText(reason)), "}");
+    line.reason = reason;
+  }
+  if (job.key_json.empty()) job.key_json = JsonString(job.key);
+  AppendEventLine({line.head, job.key_json, line.tail});
 }
 
 void Simulation::SettleWait(JobState& job, bool stop) {
