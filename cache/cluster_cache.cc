@@ -385,22 +385,28 @@ void ClusterCache::NoteWaitReported(std::string_view job_key, const WaitReason& 
   // A job whose block is rebuilt before the next snapshot is told its reason again.
   if (dirty_jobs_.count(entry->key) > 0) return;
   std::shared_ptr<const WaitReason>& reported = entry->block->job.reported_wait;
-  if (reported != nullptr && *reported == reason) return;
-  if (last_reported_ == nullptr || !(*last_reported_ == reason)) {
-    std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
-    std::shared_ptr<const WaitReason> equal = interned.lock();
-    if (equal == nullptr || !(*equal == reason)) {
-      equal = std::make_shared<const WaitReason>(reason);
-      interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
-    }
-    last_reported_ = std::move(equal);
-  }
-  reported = last_reported_;
+  if (reported != nullptr && (reported.get() == &reason || *reported == reason)) return;
+  reported = InternReason(reason);
   for (LaidBlock::Laid& laid : entry->laid) laid.reported_changed = true;
+}
+
+std::shared_ptr<const WaitReason> ClusterCache::InternReason(const WaitReason& reason) {
+  // The one last interned is found by its address when the owner passes that one back.
+  if (last_reported_ != nullptr && (last_reported_.get() == &reason || *last_reported_ == reason)) {
+    return last_reported_;
+  }
+  std::weak_ptr<const WaitReason>& interned = reported_reasons_[HashReason(reason)];
+  std::shared_ptr<const WaitReason> equal = interned.lock();
+  if (equal == nullptr || !(*equal == reason)) {
+    equal = std::make_shared<const WaitReason>(reason);
+    interned = equal;  // a different reason under the same hash is replaced: only sharing is lost
+  }
+  last_reported_ = equal;
   if (reported_reasons_.size() >= reported_reasons_purge_at_) {
     absl::erase_if(reported_reasons_, [](const auto& interned_reason) { return interned_reason.second.expired(); });
     reported_reasons_purge_at_ = std::max<size_t>(64, 2 * reported_reasons_.size());
   }
+  return equal;
 }
 
 const Pod* ClusterCache::FindPod(std::string_view key) const {

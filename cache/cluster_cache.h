@@ -66,6 +66,9 @@ class ClusterCache {
   // The owner took `reason` as why the job waits: later snapshots carry it (JobInfo::
   // reported_wait) until the job's objects change, so that sessions report only new reasons.
   void NoteWaitReported(std::string_view job_key, const WaitReason& reason);
+  // An object equal to `reason` shared with every other reason interned equal to it while one
+  // of them is held (what NoteWaitReported keeps): owners that keep reasons too hold these.
+  std::shared_ptr<const WaitReason> InternReason(const WaitReason& reason);
 
   const Pod* FindPod(std::string_view key) const;
   const Node* FindNode(std::string_view name) const;

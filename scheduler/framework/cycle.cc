@@ -18,14 +18,16 @@ namespace {
 // its class as it was: each member reported what it reported.
 void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>& updates) {
   const ClusterSnapshot& cluster = session.cluster();
-  std::vector<const JobStatusUpdate*> told(cluster.parked_representatives.size(), nullptr);
+  // Per class: its representative's update and the reason its members are told, made once.
+  std::vector<std::pair<const JobStatusUpdate*, std::shared_ptr<const WaitReason>>> told(
+      cluster.parked_representatives.size());
   bool any_told = false;
   for (size_t c = 0; c < told.size(); ++c) {
     const JobId representative = cluster.parked_representatives[c];
     if (representative == kNoId) continue;
     const JobStatusUpdate* update = session.FindUpdate(representative);
     if (update == nullptr || !update->waiting) continue;
-    told[c] = update;
+    told[c] = {update, std::make_shared<const WaitReason>(*update->waiting)};
     any_told = true;
   }
   updates.reserve(session.job_updates().size());
@@ -35,16 +37,17 @@ void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>&
   auto tell_parked_before = [&](const std::string* key) {
     if (!any_told) return;
     for (; next_parked != cluster.parked.end(); ++next_parked) {
-      const JobStatusUpdate* update = told[static_cast<size_t>(next_parked->parked_class)];
+      const auto& [update, reason] = told[static_cast<size_t>(next_parked->parked_class)];
       if (update == nullptr) continue;
       if (key != nullptr && next_parked->key > *key) return;
-      updates.push_back({std::string(next_parked->key), update->phase, *update->waiting, false});
+      updates.push_back({std::string(next_parked->key), update->phase, reason, false});
     }
   };
   for (const JobStatusUpdate& u : session.job_updates()) {
     std::string key = session.job(u.job).key();
     tell_parked_before(&key);
-    updates.push_back({std::move(key), u.phase, u.waiting, u.scaled});
+    std::shared_ptr<const WaitReason> reason = u.waiting ? std::make_shared<const WaitReason>(*u.waiting) : nullptr;
+    updates.push_back({std::move(key), u.phase, std::move(reason), u.scaled});
   }
   tell_parked_before(nullptr);
 }

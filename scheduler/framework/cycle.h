@@ -3,6 +3,7 @@
 #ifndef LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
 #define LAHAR_SCHEDULER_FRAMEWORK_CYCLE_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +32,8 @@ struct CycleResult {
   struct JobUpdate {
     std::string job;
     PodGroupPhase phase;
-    std::optional<WaitReason> waiting;  // why the job waits, when it does (spec 7)
+    // Why the job waits, when it does (spec 7): one object for the parked jobs told it alike.
+    std::shared_ptr<const WaitReason> waiting;
     bool scaled;
     // The PodGroup condition's reason and message for `waiting`; empty when it does not wait.
     std::string_view reason() const { return waiting ? ConditionReason(*waiting) : std::string_view(); }

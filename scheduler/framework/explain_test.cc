@@ -46,10 +46,10 @@ TEST_CASE("a job no node can hold: a node freeing a pod's worth, and the queues 
   ClusterBuilder b = Borrowed();
   SessionOutcome out = RunSession(b, kAllocateOnly);
   const CycleResult::JobUpdate& update = out.job_updates.at("default/a1");
-  REQUIRE(update.waiting.has_value());
+  REQUIRE(update.waiting != nullptr);
   REQUIRE(update.waiting->kind == WaitKind::kNoFit);
   const ClusterSnapshot snapshot = b.Snapshot();
-  const JobExplanation e = ExplainJob(snapshot, out.raw.queues, Job(snapshot, "default/a1"), update.waiting);
+  const JobExplanation e = ExplainJob(snapshot, out.raw.queues, Job(snapshot, "default/a1"), *update.waiting);
   CHECK(e.waiting);
   CHECK(e.kind == "no-fit");
   CHECK(e.reason == "1/1 pods unschedulable: 2 nodes have too little nvidia.com/gpu");

@@ -27,7 +27,7 @@ TEST_CASE("a job's reason is reported when it first appears and when it changes,
   b.Job("big", {.min = 1, .tasks = {{"worker", 1, "cpu=1,nvidia.com/gpu=8"}}});
   SessionOutcome first = RunSession(b, kConfig, 1000);
   REQUIRE(first.job_updates.count("default/big") == 1);
-  REQUIRE(first.job_updates.at("default/big").waiting.has_value());
+  REQUIRE(first.job_updates.at("default/big").waiting != nullptr);
   const WaitReason reason = *first.job_updates.at("default/big").waiting;
   CHECK(reason.kind == WaitKind::kNoFit);
   Apply(b, first);
@@ -41,7 +41,7 @@ TEST_CASE("a job's reason is reported when it first appears and when it changes,
   b.Node("n2", "cpu=4,memory=16Gi,nvidia.com/gpu=2");
   SessionOutcome third = RunSession(b, kConfig, 3000);
   REQUIRE(third.job_updates.count("default/big") == 1);
-  REQUIRE(third.job_updates.at("default/big").waiting.has_value());
+  REQUIRE(third.job_updates.at("default/big").waiting != nullptr);
   CHECK_FALSE(*third.job_updates.at("default/big").waiting == reason);
   Apply(b, third);
   CHECK(RunSession(b, kConfig, 4000).job_updates.count("default/big") == 0);
@@ -61,7 +61,7 @@ TEST_CASE("a phase change is reported even when the reason is the one the owner 
   SessionOutcome first = RunSession(b, kConfig, 1000);
   REQUIRE(first.job_updates.count("default/wide") == 1);
   REQUIRE(first.job_updates.at("default/wide").phase == PodGroupPhase::kInqueue);
-  REQUIRE(first.job_updates.at("default/wide").waiting.has_value());
+  REQUIRE(first.job_updates.at("default/wide").waiting != nullptr);
   CHECK(first.job_updates.at("default/wide").waiting->kind == WaitKind::kNoFit);
 
   // The owner has that reason, but not the phase (the first session's update was not applied).
@@ -69,7 +69,7 @@ TEST_CASE("a phase change is reported even when the reason is the one the owner 
   SessionOutcome second = RunSession(b, kConfig, 2000);
   REQUIRE(second.job_updates.count("default/wide") == 1);
   CHECK(second.job_updates.at("default/wide").phase == PodGroupPhase::kInqueue);
-  CHECK(second.job_updates.at("default/wide").waiting == first.job_updates.at("default/wide").waiting);
+  CHECK(*second.job_updates.at("default/wide").waiting == *first.job_updates.at("default/wide").waiting);
 }
 
 TEST_CASE("a reason set as the owner has it makes no update until something else about the job changes") {

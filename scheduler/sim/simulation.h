@@ -144,7 +144,7 @@ class Simulation {
   void ReportThroughput(size_t job_index);
   void RecordThroughput(JobState& job);
   // A session gave the job `reason`: a `waiting` event when it is new or changed (spec 7).
-  void NoteWaiting(JobState& job, const WaitReason& reason);
+  void NoteWaiting(JobState& job, std::shared_ptr<const WaitReason> reason);
   // Adds the time since the job's reason last changed to its kind; the job stops waiting when
   // `stop` (it reached its min, or the run ended).
   void SettleWait(JobState& job, bool stop);
@@ -220,7 +220,7 @@ class Simulation {
   struct WaitingLine {
     Millis at = -1;
     std::string head;  // {"t":…,"type":"waiting","job":
-    std::optional<WaitReason> reason;
+    std::shared_ptr<const WaitReason> reason;
     std::string tail;  // ,"kind":…,"reason":…}
   };
   WaitingLine waiting_line_;

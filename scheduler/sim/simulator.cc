@@ -256,8 +256,9 @@ absl::Status Simulation::RunSession() {
   for (const auto& u : result.job_updates) {
     if (u.waiting) {
       auto index = job_index_.find(u.job);
-      if (index != job_index_.end()) NoteWaiting(jobs_[index->second], *u.waiting);
-      cache_.NoteWaitReported(u.job, *u.waiting);
+      std::shared_ptr<const WaitReason> reason = cache_.InternReason(*u.waiting);
+      if (index != job_index_.end()) NoteWaiting(jobs_[index->second], reason);
+      cache_.NoteWaitReported(u.job, *reason);
     }
     const PodGroup* group = cache_.FindPodGroup(u.job);
     if (group != nullptr && group->phase != u.phase) {
@@ -314,7 +315,8 @@ std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {
   const ClusterSnapshot snapshot = cache_.Snapshot(now_);
   for (const JobInfo& job : snapshot.jobs) {
     if (job.key() == state.key) {
-      return ExplainJob(snapshot, last_queues_, job, state.waiting ? state.reason : std::nullopt);
+      return ExplainJob(snapshot, last_queues_, job,
+                        state.waiting && state.reason ? std::optional<WaitReason>(*state.reason) : std::nullopt);
     }
   }
   // Not in the cluster: not submitted yet, or done and gone.
@@ -323,8 +325,9 @@ std::optional<JobExplanation> Simulation::ExplainJobAtEnd() {
   return e;
 }
 
-void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
-  if (job.waiting && job.reason == reason) return;
+void Simulation::NoteWaiting(JobState& job, std::shared_ptr<const WaitReason> reason) {
+  // Interned (ClusterCache::InternReason): most reasons told again are the very object.
+  if (job.waiting && (job.reason == reason || *job.reason == *reason)) return;
   if (job.waiting) {
     SettleWait(job, /*stop=*/false);
   } else {
@@ -332,7 +335,8 @@ void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
     job.waiting = true;
     job.waiting_since = job.started ? now_ : job.submit;
   }
-  job.reason = reason;
+  job.reason = std::move(reason);
+  const WaitReason& told = *job.reason;
   // As BeginEvent("waiting"), the job and kind and reason fields and EndEvent would write it.
   WaitingLine& line = waiting_line_;
   if (line.at != now_) {
@@ -341,10 +345,10 @@ void Simulation::NoteWaiting(JobState& job, const WaitReason& reason) {
     line.head.append(",\"job\":");
     line.at = now_;
   }
-  if (!line.reason || *line.reason != reason) {
-    line.tail = StrCat(",\"kind\":", JsonString(WaitKindName(reason.kind)), ",\"reason\":",
-                       JsonString(WaitReasonText(reason)), "}");
-    line.reason = reason;
+  if (line.reason == nullptr || (line.reason != job.reason && *line.reason != told)) {
+    line.tail = StrCat(",\"kind\":", JsonString(WaitKindName(told.kind)), ",\"reason\":",
+                       JsonString(WaitReasonText(told)), "}");
+    line.reason = job.reason;
   }
   if (job.key_json.empty()) job.key_json = JsonString(job.key);
   AppendEventLine({line.head, job.key_json, line.tail});

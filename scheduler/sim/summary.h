@@ -34,7 +34,7 @@ struct JobRecord {
   std::string reported;
   // Why it waits (spec 7): the reason the last session gave while it waited, and its waiting
   // time per kind (ms, from submission until it reached its min).
-  std::optional<WaitReason> reason;
+  std::shared_ptr<const WaitReason> reason;  // shared with other jobs told an equal one
   std::array<double, kWaitKindCount> wait_ms_by_kind{};
   // With a topology (spec 6.3): the tier of the smallest HyperNode holding all its pods when it
   // started, 0 on a single node; unset when no HyperNode held them all.
