@@ -138,7 +138,7 @@ class QueueSharePlugin : public Plugin {
       } else {
         std::vector<QueueDemand> part;
         for (QueueId q : members) part.push_back(demands[q]);
-        shares = ComputeDeservedShares(whole, part);
+        shares = RecentDeservedShares(whole, std::move(part));
       }
       for (size_t m = 0; m < members.size(); ++m) {
         queues_[members[m]].deserved = shares[m];
@@ -596,6 +596,29 @@ std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::
     }
   }
   return out;
+}
+
+// A pure function, asked again and again with the same inputs: a queue's demand moves only
+// when its jobs come, go or grow, and most sessions follow a bind or a release, not that. Per
+// thread: sessions run on one.
+std::vector<Resources> RecentDeservedShares(const Resources& total, std::vector<QueueDemand> queues) {
+  struct Split {
+    Resources total;
+    std::vector<QueueDemand> queues;
+    std::vector<Resources> shares;
+  };
+  constexpr size_t kKept = 8;  // a queue tree's parents, each split once a session
+  thread_local std::vector<Split> recent;
+  for (size_t i = 0; i < recent.size(); ++i) {
+    if (recent[i].total == total && recent[i].queues == queues) {
+      std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i), recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return recent.front().shares;
+    }
+  }
+  std::vector<Resources> shares = ComputeDeservedShares(total, queues);
+  if (recent.size() == kKept) recent.pop_back();
+  recent.insert(recent.begin(), Split{total, std::move(queues), shares});
+  return shares;
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewProportionPlugin(const Arguments& arguments) {

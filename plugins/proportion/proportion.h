@@ -55,6 +55,7 @@ struct QueueDemand {
   Resources request;     // what the queue's jobs ask for
   Resources deserved;    // set in the Queue spec: the resources named are taken as is (capped by
                          // capability), the others computed
+  bool operator==(const QueueDemand&) const = default;
 };
 
 // Volcano's water-filling. Queues with an explicit `deserved` get it (capped by capability)
@@ -69,6 +70,9 @@ struct QueueDemand {
 // 1:2 give 3 and 7.
 // Returns one deserved vector per queue, in input order.
 std::vector<Resources> ComputeDeservedShares(const Resources& total, const std::vector<QueueDemand>& queues);
+
+// ComputeDeservedShares, answered from the last few splits asked when the inputs are equal.
+std::vector<Resources> RecentDeservedShares(const Resources& total, std::vector<QueueDemand> queues);
 
 // max over resources (but kPods) of allocated / deserved; a resource with deserved 0 and
 // allocated > 0 counts 1.

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/strings.h"
 #include "scheduler/builtins.h"
 #include "scheduler/framework/session.h"
 #include "test/testing/cluster_builder.h"
@@ -45,6 +46,27 @@ TEST_CASE("deserved shares split the cluster by weight") {
                                  {Demand(1, "nvidia.com/gpu=100"), Demand(2, "nvidia.com/gpu=100")});
   CHECK(Gpus(d[0]) == 4);  // 12 GPUs, weights 1:2 -> 4 and 8
   CHECK(Gpus(d[1]) == 8);
+}
+
+TEST_CASE("recent deserved shares answer as computed ones, whatever was asked before") {
+  const Resources total = Res("nvidia.com/gpu=12");
+  std::vector<std::vector<QueueDemand>> splits;
+  for (int request = 1; request <= 12; ++request) {  // more splits than are kept
+    splits.push_back({Demand(1, StrCat("nvidia.com/gpu=", request)), Demand(2, "nvidia.com/gpu=100")});
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (const std::vector<QueueDemand>& split : splits) {
+      CHECK(RecentDeservedShares(total, split) == ComputeDeservedShares(total, split));
+      CHECK(RecentDeservedShares(Res("nvidia.com/gpu=6"), split) == ComputeDeservedShares(Res("nvidia.com/gpu=6"), split));
+    }
+  }
+  // Told apart by every input: the same demands under other weights split otherwise.
+  std::vector<QueueDemand> reweighted = splits.front();
+  reweighted[0].weight = 2;
+  CHECK(Gpus(RecentDeservedShares(total, splits.front())[0]) == 1);
+  CHECK(Gpus(RecentDeservedShares(total, reweighted)[0]) == 1);
+  reweighted[0].request = Res("nvidia.com/gpu=100");
+  CHECK(Gpus(RecentDeservedShares(total, reweighted)[0]) == 6);
 }
 
 TEST_CASE("a queue never deserves more than it requests; the rest flows to the others") {
