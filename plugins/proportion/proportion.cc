@@ -611,7 +611,8 @@ std::vector<Resources> RecentDeservedShares(const Resources& total, std::vector<
   thread_local std::vector<Split> recent;
   for (size_t i = 0; i < recent.size(); ++i) {
     if (recent[i].total == total && recent[i].queues == queues) {
-      std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i), recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      const auto at = recent.begin() + static_cast<std::ptrdiff_t>(i);
+      std::rotate(recent.begin(), at, at + 1);  // to the front: the last asked goes last
       return recent.front().shares;
     }
   }

@@ -224,6 +224,8 @@ class Simulation {
     std::string tail;  // ,"kind":…,"reason":…}
   };
   WaitingLine waiting_line_;
+  // Whether events are written or kept at all (else a line need not be put together).
+  bool EventsKept() const { return options_.events_out != nullptr || options_.keep_events; }
   // Appends a line put together elsewhere, as EndEvent does.
   void AppendEventLine(std::initializer_list<std::string_view> pieces);
   // Writes events_ to options_.events_out, when there is one.

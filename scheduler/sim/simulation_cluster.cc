@@ -29,14 +29,14 @@ JsonWriter& Simulation::BeginEvent(std::string_view type) {
 
 void Simulation::EndEvent() {
   writer_.EndObject();
-  if (options_.events_out == nullptr && !options_.keep_events) return;
+  if (!EventsKept()) return;
   events_.append(line_.GetString(), line_.GetSize());
   events_.push_back('\n');
   if (events_.size() >= (1 << 20)) FlushEvents();
 }
 
 void Simulation::AppendEventLine(std::initializer_list<std::string_view> pieces) {
-  if (options_.events_out == nullptr && !options_.keep_events) return;
+  if (!EventsKept()) return;
   for (std::string_view piece : pieces) events_.append(piece);
   events_.push_back('\n');
   if (events_.size() >= (1 << 20)) FlushEvents();

@@ -336,6 +336,7 @@ void Simulation::NoteWaiting(JobState& job, std::shared_ptr<const WaitReason> re
     job.waiting_since = job.started ? now_ : job.submit;
   }
   job.reason = std::move(reason);
+  if (!EventsKept()) return;
   const WaitReason& told = *job.reason;
   // As BeginEvent("waiting"), the job and kind and reason fields and EndEvent would write it.
   WaitingLine& line = waiting_line_;
