@@ -302,6 +302,9 @@ struct ClusterSnapshot {
   };
   std::vector<ParkedJob> parked;  // in key order
   std::vector<JobId> parked_representatives;  // per class; kNoId: none is laid out here
+  // Per class: how many of `parked` are of it, counted as they are listed (empty: not counted,
+  // ask `parked`).
+  std::vector<int32_t> parked_counts;
   // Per class: its last member in the order the session keeps among jobs the job-order hooks
   // tie (JobOrderTiesFn): creation time, arrival, then key (empty when no member is left).
   struct ParkedClassEnd {

@@ -285,10 +285,12 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     snap.parked = std::move(spent.parked);
     snap.parked.clear();
     snap.parked.reserve(static_cast<size_t>(parked_count_));
+    snap.parked_counts.assign(static_cast<size_t>(parked_classes_), 0);
     last_laid_entries_.reserve(existing_blocks_.size() - static_cast<size_t>(parked_count_));
     for (size_t e = 0; e < park_slots_.size(); ++e) {
       if (park_slots_[e].parked_class >= 0) {
         snap.parked.push_back(park_slots_[e]);
+        ++snap.parked_counts[static_cast<size_t>(park_slots_[e].parked_class)];
       } else {
         last_laid_entries_.push_back(static_cast<int32_t>(e));
       }

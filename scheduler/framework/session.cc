@@ -32,8 +32,12 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     parked_admitted_.push_back({representative, 0, static_cast<int32_t>(c)});
   }
   if (parked_admitted_.empty()) return;
-  for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) {
-    if (admitted_class[parked.parked_class] >= 0) ++parked_admitted_[admitted_class[parked.parked_class]].members;
+  if (cluster_.parked_counts.size() == representatives.size()) {  // counted by the snapshot
+    for (ParkedAdmitted& admitted : parked_admitted_) admitted.members = cluster_.parked_counts[admitted.parked_class];
+  } else {
+    for (const ClusterSnapshot::ParkedJob& parked : cluster_.parked) {
+      if (admitted_class[parked.parked_class] >= 0) ++parked_admitted_[admitted_class[parked.parked_class]].members;
+    }
   }
   std::erase_if(parked_admitted_, [](const ParkedAdmitted& c) { return c.members == 0; });
 }
