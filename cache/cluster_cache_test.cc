@@ -323,6 +323,14 @@ std::vector<std::pair<std::string, int32_t>> Parked(const ClusterSnapshot& snaps
   return parked;
 }
 
+// Whether the snapshot's per-class counts (what a session's opening reads) say how many of its
+// parked jobs each class has.
+bool ParkedCountsHold(const ClusterSnapshot& snapshot) {
+  std::vector<int32_t> counted(snapshot.parked_representatives.size(), 0);
+  for (const ClusterSnapshot::ParkedJob& job : snapshot.parked) ++counted.at(static_cast<size_t>(job.parked_class));
+  return snapshot.parked_counts == counted;
+}
+
 TEST_CASE("a session that needs some parked classes back gets those alone; gone classes are numbered anew") {
   using Layout = ClusterCache::Layout;
   using Names = std::vector<std::string>;
@@ -336,11 +344,13 @@ TEST_CASE("a session that needs some parked classes back gets those alone; gone 
   cache.ParkJobs(5, {4, 6, 7});  // y2 for y3 and y4: class 1
   ClusterSnapshot left = cache.Snapshot(1, {}, Layout::kLeaveOutParked);
   REQUIRE(Parked(left) == ParkedList{{"default/x3", 0}, {"default/x4", 0}, {"default/y3", 1}, {"default/y4", 1}});
+  CHECK(left.parked_counts == std::vector<int32_t>{2, 2});
   cache.UnparkClasses({0});
   left = cache.Snapshot(2, std::move(left), Layout::kLeaveOutParked);
   CHECK(JobNames(left) == Names{"x1", "x2", "x3", "x4", "y1", "y2"});
   CHECK(Parked(left) == ParkedList{{"default/y3", 1}, {"default/y4", 1}});
   CHECK(left.parked_representatives == std::vector<JobId>{kNoId, 5});
+  CHECK(left.parked_counts == std::vector<int32_t>{0, 2});
 
   // The x class parked and needed back again and again: the y class stays as it is, and the
   // lists a session sizes by class stay short.
@@ -356,6 +366,7 @@ TEST_CASE("a session that needs some parked classes back gets those alone; gone 
     CHECK(left.parked_representatives.at(static_cast<size_t>(x_class)) == 1);
     CHECK(left.parked_representatives.at(static_cast<size_t>(y_class)) == 3);  // x3 and x4 left out
     CHECK(left.parked_last.at(static_cast<size_t>(y_class)).key == "default/y4");
+    CHECK(ParkedCountsHold(left));
     most_classes = std::max(most_classes, left.parked_representatives.size());
     cache.UnparkClasses({x_class});
     left = cache.Snapshot(4 + 2 * i, std::move(left), Layout::kLeaveOutParked);
