@@ -18,7 +18,13 @@ namespace {
 // its class as it was: each member reported what it reported.
 void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>& updates) {
   const ClusterSnapshot& cluster = session.cluster();
-  // Per class: its representative's update and the reason its members are told, made once.
+  // Each update's reason, made once: a class's members are told their representative's object.
+  const std::vector<JobStatusUpdate>& session_updates = session.job_updates();
+  std::vector<std::shared_ptr<const WaitReason>> reasons(session_updates.size());
+  for (size_t i = 0; i < session_updates.size(); ++i) {
+    if (session_updates[i].waiting) reasons[i] = std::make_shared<const WaitReason>(*session_updates[i].waiting);
+  }
+  // Per class: its representative's update and that update's reason.
   std::vector<std::pair<const JobStatusUpdate*, std::shared_ptr<const WaitReason>>> told(
       cluster.parked_representatives.size());
   bool any_told = false;
@@ -27,10 +33,10 @@ void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>&
     if (representative == kNoId) continue;
     const JobStatusUpdate* update = session.FindUpdate(representative);
     if (update == nullptr || !update->waiting) continue;
-    told[c] = {update, std::make_shared<const WaitReason>(*update->waiting)};
+    told[c] = {update, reasons[static_cast<size_t>(update - session_updates.data())]};
     any_told = true;
   }
-  updates.reserve(session.job_updates().size());
+  updates.reserve(session_updates.size());
   // Both lists are in key order: the members told are merged in before the first update whose
   // key comes after theirs (the others are passed over without comparing keys).
   auto next_parked = cluster.parked.begin();
@@ -43,11 +49,11 @@ void TellParkedJobs(const Session& session, std::vector<CycleResult::JobUpdate>&
       updates.push_back({std::string(next_parked->key), update->phase, reason, false});
     }
   };
-  for (const JobStatusUpdate& u : session.job_updates()) {
+  for (size_t i = 0; i < session_updates.size(); ++i) {
+    const JobStatusUpdate& u = session_updates[i];
     std::string key = session.job(u.job).key();
     tell_parked_before(&key);
-    std::shared_ptr<const WaitReason> reason = u.waiting ? std::make_shared<const WaitReason>(*u.waiting) : nullptr;
-    updates.push_back({std::move(key), u.phase, std::move(reason), u.scaled});
+    updates.push_back({std::move(key), u.phase, std::move(reasons[i]), u.scaled});
   }
   tell_parked_before(nullptr);
 }

@@ -226,7 +226,7 @@ class Simulation {
   WaitingLine waiting_line_;
   // Whether events are written or kept at all (else a line need not be put together).
   bool EventsKept() const { return options_.events_out != nullptr || options_.keep_events; }
-  // Appends a line put together elsewhere, as EndEvent does.
+  // Appends a line to the events (EndEvent's, or one put together from pieces).
   void AppendEventLine(std::initializer_list<std::string_view> pieces);
   // Writes events_ to options_.events_out, when there is one.
   void FlushEvents();

@@ -29,10 +29,7 @@ JsonWriter& Simulation::BeginEvent(std::string_view type) {
 
 void Simulation::EndEvent() {
   writer_.EndObject();
-  if (!EventsKept()) return;
-  events_.append(line_.GetString(), line_.GetSize());
-  events_.push_back('\n');
-  if (events_.size() >= (1 << 20)) FlushEvents();
+  AppendEventLine({std::string_view(line_.GetString(), line_.GetSize())});
 }
 
 void Simulation::AppendEventLine(std::initializer_list<std::string_view> pieces) {
