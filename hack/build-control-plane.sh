@@ -16,7 +16,7 @@
 # ~/.cache/lahar), plus kwok's stage files into
 # $LAHAR_CACHE/share/kwok-<version>/stage/. The versions are read from the
 # wrapper modules' go.mod files. The Go build and module caches live under
-# $LAHAR_CACHE/go too.
+# $LAHAR_CACHE/go while building, removed once every tool is built.
 #
 # Usage: hack/build-control-plane.sh [--env] [NAME...]
 #   NAME   any of kube-apiserver kube-scheduler kube-controller-manager etcd kwok helm
@@ -163,6 +163,19 @@ if need_build; then
         ;;
     esac
   done
+
+  # The binaries and copied files are what is kept. Go's build and module caches (7 GB for all
+  # seven tools) would only fill the disk: a CI run once failed for want of it. A version bump
+  # downloads and builds again. LAHAR_KEEP_GO_CACHE=1 keeps them.
+  all_built=1
+  for n in kube-apiserver kube-scheduler kube-controller-manager etcd kwok helm training-operator; do
+    [ -x "$(path_of "$n")" ] || all_built=0
+  done
+  if [ "$all_built" = 1 ] && [ "${LAHAR_KEEP_GO_CACHE:-0}" != 1 ]; then
+    log "every tool is built: removing Go's build and module caches ($(du -sh "$CACHE/go" | cut -f1))"
+    (cd "$TOOLS/k8s" && go clean -cache -modcache) >&2 || log "warning: go clean failed"
+    rm -rf "$CACHE/go"
+  fi
 fi
 
 for n in "${NAMES[@]}"; do
