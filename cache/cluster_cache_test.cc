@@ -720,6 +720,47 @@ TEST_CASE("running jobs no session changed keep their nodes' task lists right wh
   CHECK(on("n2") == std::vector<std::string>{"default/b-gang-0", "default/c-runs"});
 }
 
+TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task on them changes its id") {
+  ClusterCache cache;
+  for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
+  auto add_pod = [&](const std::string& name, const std::string& node) {
+    Pod pod = LonePod(name);
+    pod.requests.Set(kCpu, 1000);
+    pod.node_name = node;
+    pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
+    cache.UpsertPod(pod);
+  };
+  add_pod("b-runs", "n1");
+  add_pod("c-runs", "n2");
+  add_pod("d-runs", "n1");
+  ClusterSnapshot snap = cache.Snapshot(0);
+  auto on = [&](const char* node) {
+    std::vector<std::string> keys;
+    for (TaskId t : snap.nodes[snap.FindNode(node)].tasks) keys.push_back(snap.tasks[t].key());
+    return keys;
+  };
+  // A job that sorts last and holds nothing: every task keeps its id, the lists stay.
+  add_pod("z-waits", "");
+  snap = cache.Snapshot(1000, std::move(snap));
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(1000)));
+  CHECK(on("n1") == std::vector<std::string>{"default/b-runs", "default/d-runs"});
+  // One that sorts first: every id moves, and the lists with them.
+  add_pod("a-waits", "");
+  snap = cache.Snapshot(2000, std::move(snap));
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(2000)));
+  CHECK(on("n1") == std::vector<std::string>{"default/b-runs", "default/d-runs"});
+  CHECK(on("n2") == std::vector<std::string>{"default/c-runs"});
+  // The last job goes: nothing else moves.
+  cache.DeletePod("default", "z-waits");
+  snap = cache.Snapshot(3000, std::move(snap));
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(3000)));
+  // A running job that sorts last arrives: its node's list grows.
+  add_pod("e-runs", "n2");
+  snap = cache.Snapshot(4000, std::move(snap));
+  CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(4000)));
+  CHECK(on("n2") == std::vector<std::string>{"default/c-runs", "default/e-runs"});
+}
+
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
   ClusterCache cache;
   PodGroup group;

@@ -227,6 +227,10 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     }
     node_ids_version_ = node_set_version_;
   }
+  // Whether every node's task list in the spent snapshot is this one's (then they are not made
+  // again): no node re-laid below (none changed by a session, no pod counted there since), and
+  // no job holding nodes moved or re-laid (their tasks keep their ids), none dropped.
+  bool node_lists_kept = same_node_ids && spent.nodes.size() == nodes_.size();
   snap.nodes = std::move(spent.nodes);
   snap.nodes.resize(nodes_.size());
   NodeId next_node = 0;
@@ -239,6 +243,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     // no session changed the node since it was laid out and the cache counted no pod there since
     // (then nothing is promised on it either).
     if (info.node == node && info.held_version == entry.held.version) continue;
+    node_lists_kept = false;
     // What is made of the node object alone a session never changes: it is laid out again only
     // when the spent snapshot had another object at this place (the spent one holds its objects,
     // so a new one is never at the same address).
@@ -312,6 +317,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     task_counts.push_back(entry.task_count);
     laid_at.push_back(entry.laid[l].build == entry.build ? entry.laid[l].at : -1);
   }
+  const size_t spent_jobs = std::min({snap.jobs.size(), snap.job_builds.size(), snap.job_first_task.size()});
+  if (laid_count < spent_jobs) node_lists_kept = false;  // jobs dropped, with whatever tasks they had
   std::vector<bool> moved_here;
   MoveKeptJobs(builds, task_counts, laid_at, snap, moved_here);
   // The jobs that may hold nodes, in job order: the others hold none. Sized once and written by
@@ -363,6 +370,8 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       }
       if (entry.node_gone) node_gone.push_back(&entry);
       // In place since the spent snapshot laid it out here, it has this place's ids already.
+      if (!moved_here[job_id] && static_cast<size_t>(job_id) < spent_jobs) continue;
+      if (entry.holds_nodes) node_lists_kept = false;
       if (!moved_here[job_id]) continue;
       job.id = job_id;
       for (int32_t i = 0; i < entry.task_count; ++i) {
@@ -376,6 +385,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     entry.laid[l].reported_changed = false;
     snap.job_as_laid_out[job_id] = true;
     JobBlock& block = *entry.block;
+    if (static_cast<size_t>(job_id) < spent_jobs || entry.holds_nodes) node_lists_kept = false;
     if (block.node_set_version != node_set_version_) {
       block.node_ids.resize(block.node_names.size());
       for (size_t i = 0; i < block.node_names.size(); ++i) {
@@ -454,6 +464,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
     snap.queue_allocated[job.queue] -= entry->block->job.allocated;
   }
   holding.resize(holding_count);
+  if (node_lists_kept) return snap;
   // Each node's tasks, in id order, in vectors sized once.
   auto for_each_placed = [&](auto&& visit) {  // visit(node, task id)
     for (const Holding& h : holding) {
