@@ -31,6 +31,15 @@ void AddNode(ClusterCache& cache, const std::string& name, int64_t cpu_millis) {
   cache.UpsertNode(node);
 }
 
+// A lone pod asking for one cpu: running on `node`, or pending when it is empty.
+void AddLonePod(ClusterCache& cache, const std::string& name, const std::string& node) {
+  Pod pod = LonePod(name);
+  pod.requests.Set(kCpu, 1000);
+  pod.node_name = node;
+  pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
+  cache.UpsertPod(pod);
+}
+
 TEST_CASE("pod index follows the spec's label order, then the name suffix") {
   Pod pod;
   pod.meta.name = "job-worker-7";
@@ -115,13 +124,7 @@ TEST_CASE("a task's role index is its role's place among its job's minTaskMember
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
-  auto add_pod = [&](const std::string& name, const std::string& node) {
-    Pod pod = LonePod(name);
-    pod.requests.Set(kCpu, 1000);
-    pod.node_name = node;
-    pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
-    cache.UpsertPod(pod);
-  };
+  auto add_pod = [&](const std::string& name, const std::string& node) { AddLonePod(cache, name, node); };
   add_pod("a-long-name-that-does-not-fit-inline", "n1");
   add_pod("b", "n2");
   add_pod("c", "");
@@ -723,13 +726,7 @@ TEST_CASE("running jobs no session changed keep their nodes' task lists right wh
 TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task on them changes its id") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
-  auto add_pod = [&](const std::string& name, const std::string& node) {
-    Pod pod = LonePod(name);
-    pod.requests.Set(kCpu, 1000);
-    pod.node_name = node;
-    pod.phase = node.empty() ? PodPhase::kPending : PodPhase::kRunning;
-    cache.UpsertPod(pod);
-  };
+  auto add_pod = [&](const std::string& name, const std::string& node) { AddLonePod(cache, name, node); };
   add_pod("b-runs", "n1");
   add_pod("c-runs", "n2");
   add_pod("d-runs", "n1");
