@@ -250,12 +250,14 @@ void ClusterCache::DeletePodGroup(std::string_view ns, std::string_view name) {
 void ClusterCache::UpsertQueue(Queue queue) {
   std::string name = queue.meta.name;
   queues_[name] = std::move(queue);
+  ++queues_version_;
   MarkAllDirty();  // queue ids may shift
 }
 
 void ClusterCache::DeleteQueue(std::string_view name) {
   auto it = queues_.find(name);
   if (it != queues_.end()) queues_.erase(it);
+  ++queues_version_;
   MarkAllDirty();
 }
 

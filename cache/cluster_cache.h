@@ -225,6 +225,13 @@ class ClusterCache {
   // pod_groups_' entries by key, hashed: the simulator looks up every job told its reason.
   absl::flat_hash_map<std::string_view, PodGroupEntry*> pod_group_index_;
   std::map<std::string, Queue, std::less<>> queues_;
+  uint64_t queues_version_ = 1;  // moves with every queue stored or deleted
+  // The queues as a snapshot lays them out (by name, the tree linked, before the guarantees are
+  // checked against the cluster's size) and their ids by name: made again when queues_version_
+  // moves, copied into each snapshot otherwise.
+  mutable uint64_t laid_queues_version_ = 0;
+  mutable std::vector<QueueInfo> laid_queues_;
+  mutable std::map<std::string_view, QueueId, std::less<>> laid_queue_ids_;
   std::map<std::string, PriorityClass, std::less<>> priority_classes_;
   std::map<std::string, std::shared_ptr<const PodDisruptionBudget>, std::less<>> disruption_budgets_;  // ns/name
   std::map<std::string, HyperNode, std::less<>> hypernodes_;

@@ -758,6 +758,39 @@ TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task
   CHECK(on("n2") == std::vector<std::string>{"default/c-runs", "default/e-runs"});
 }
 
+TEST_CASE("snapshots lay out the queues as stored, linked anew once a queue is stored or deleted") {
+  ClusterCache cache;
+  auto queue_of = [](const std::string& name, const std::string& parent, int32_t weight) {
+    Queue queue;
+    queue.meta.name = name;
+    queue.parent = parent;
+    queue.weight = weight;
+    return queue;
+  };
+  cache.UpsertQueue(queue_of("dept", "", 2));
+  cache.UpsertQueue(queue_of("team", "dept", 1));
+  ClusterSnapshot snap = cache.Snapshot(0);
+  auto queue = [&](const char* name) -> const QueueInfo& { return snap.queues[snap.FindQueue(name)]; };
+  REQUIRE(snap.queues.size() == 3);  // and default
+  CHECK(queue("team").parent == snap.FindQueue("dept"));
+  CHECK(queue("dept").children == std::vector<QueueId>{snap.FindQueue("team")});
+  snap = cache.Snapshot(1000, std::move(snap));  // nothing stored since: the same queues
+  REQUIRE(snap.queues.size() == 3);
+  CHECK(queue("team").parent == snap.FindQueue("dept"));
+  cache.UpsertQueue(queue_of("team", "dept", 5));  // stored again, with another weight
+  cache.UpsertQueue(queue_of("a-first", "", 1));   // sorts first: every id moves
+  snap = cache.Snapshot(2000, std::move(snap));
+  REQUIRE(snap.queues.size() == 4);
+  CHECK(queue("team").weight == 5);
+  CHECK(queue("team").parent == snap.FindQueue("dept"));
+  CHECK(queue("a-first").id == 0);
+  cache.DeleteQueue("dept");  // its child's parent is gone
+  snap = cache.Snapshot(3000, std::move(snap));
+  REQUIRE(snap.queues.size() == 3);
+  CHECK(snap.FindQueue("dept") == kNoId);
+  CHECK(queue("team").broken == "queue team: parent queue dept does not exist");
+}
+
 TEST_CASE("a PodGroup's throughput reports reach its job; a bad value is a warning and no reports") {
   ClusterCache cache;
   PodGroup group;

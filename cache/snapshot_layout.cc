@@ -118,30 +118,36 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   const bool same_node_ids = spent.node_set_version == node_set_version_;
 
   // Queues, with the default queue always present, by name.
-  std::vector<const Queue*> queues;
-  Queue default_queue;
-  default_queue.meta.name = options_.default_queue;
-  if (queues_.find(options_.default_queue) == queues_.end()) queues.push_back(&default_queue);
-  for (const auto& [name, q] : queues_) queues.push_back(&q);
-  std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
-  std::map<std::string_view, QueueId, std::less<>> queue_ids;
-  std::vector<std::string> parents;
-  for (const Queue* q : queues) {
-    QueueInfo info;
-    info.id = static_cast<QueueId>(snap.queues.size());
-    info.name = q->meta.name;
-    info.weight = q->weight;
-    info.capability = q->capability;
-    info.guarantee = q->guarantee;
-    info.deserved = q->deserved;
-    info.open = q->open;
-    info.reclaimable = q->reclaimable;
-    info.priority = q->priority;
-    snap.queues.push_back(std::move(info));
-    parents.push_back(q->parent);
+  if (laid_queues_version_ != queues_version_) {
+    std::vector<const Queue*> queues;
+    Queue default_queue;
+    default_queue.meta.name = options_.default_queue;
+    if (queues_.find(options_.default_queue) == queues_.end()) queues.push_back(&default_queue);
+    for (const auto& [name, q] : queues_) queues.push_back(&q);
+    std::sort(queues.begin(), queues.end(), [](const Queue* a, const Queue* b) { return a->meta.name < b->meta.name; });
+    std::vector<std::string> parents;
+    laid_queues_.clear();
+    for (const Queue* q : queues) {
+      QueueInfo info;
+      info.id = static_cast<QueueId>(laid_queues_.size());
+      info.name = q->meta.name;
+      info.weight = q->weight;
+      info.capability = q->capability;
+      info.guarantee = q->guarantee;
+      info.deserved = q->deserved;
+      info.open = q->open;
+      info.reclaimable = q->reclaimable;
+      info.priority = q->priority;
+      laid_queues_.push_back(std::move(info));
+      parents.push_back(q->parent);
+    }
+    LinkQueueTree(laid_queues_, parents);
+    laid_queue_ids_.clear();
+    for (const QueueInfo& q : laid_queues_) laid_queue_ids_[q.name] = q.id;
+    laid_queues_version_ = queues_version_;
   }
-  LinkQueueTree(snap.queues, parents);
-  for (const QueueInfo& q : snap.queues) queue_ids[q.name] = q.id;
+  snap.queues = laid_queues_;
+  const std::map<std::string_view, QueueId, std::less<>>& queue_ids = laid_queue_ids_;
   const QueueId default_queue_id = queue_ids.at(options_.default_queue);
 
   int32_t default_priority = 0;
