@@ -163,19 +163,20 @@ if need_build; then
         ;;
     esac
   done
+fi
 
-  # The binaries and copied files are what is kept. Go's build and module caches (7 GB for all
-  # seven tools) would only fill the disk: a CI run once failed for want of it. A version bump
-  # downloads and builds again. LAHAR_KEEP_GO_CACHE=1 keeps them.
-  all_built=1
-  for n in kube-apiserver kube-scheduler kube-controller-manager etcd kwok helm training-operator; do
-    [ -x "$(path_of "$n")" ] || all_built=0
-  done
-  if [ "$all_built" = 1 ] && [ "${LAHAR_KEEP_GO_CACHE:-0}" != 1 ]; then
-    log "every tool is built: removing Go's build and module caches ($(du -sh "$CACHE/go" | cut -f1))"
-    (cd "$TOOLS/k8s" && go clean -cache -modcache) >&2 || log "warning: go clean failed"
-    rm -rf "$CACHE/go"
-  fi
+# The binaries and copied files are what is kept. Go's build and module caches (7 GB for all
+# seven tools) would only fill the disk: a CI run once failed for want of it. Once every tool is
+# built they go (a version bump downloads and builds again); LAHAR_KEEP_GO_CACHE=1 keeps them.
+all_built=1
+for n in kube-apiserver kube-scheduler kube-controller-manager etcd kwok helm training-operator; do
+  [ -x "$(path_of "$n")" ] || all_built=0
+done
+[ -d "$KWOK_STAGE_DIR/pod" ] && [ -d "$OPERATOR_CRDS" ] || all_built=0
+if [ "$all_built" = 1 ] && [ -d "$CACHE/go" ] && [ "${LAHAR_KEEP_GO_CACHE:-0}" != 1 ]; then
+  log "every tool is built: removing Go's build and module caches ($(du -sh "$CACHE/go" | cut -f1))"
+  chmod -R u+w "$CACHE/go" 2>/dev/null || true  # the module cache is read-only
+  rm -rf "$CACHE/go" || log "warning: could not remove $CACHE/go"
 fi
 
 for n in "${NAMES[@]}"; do
