@@ -124,10 +124,9 @@ TEST_CASE("a task's role index is its role's place among its job's minTaskMember
 TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
-  auto add_pod = [&](const std::string& name, const std::string& node) { AddLonePod(cache, name, node); };
-  add_pod("a-long-name-that-does-not-fit-inline", "n1");
-  add_pod("b", "n2");
-  add_pod("c", "");
+  AddLonePod(cache, "a-long-name-that-does-not-fit-inline", "n1");
+  AddLonePod(cache, "b", "n2");
+  AddLonePod(cache, "c", "");
   ClusterSnapshot spent = cache.Snapshot(0);
   // What a session leaves behind: states changed, a task placed (Session::TakeCluster marks the
   // jobs it changed).
@@ -150,7 +149,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   }
   // The cluster moves on: one job gone, one that sorts first arrives.
   cache.DeletePod("default", "b");
-  add_pod("0-first", "n2");
+  AddLonePod(cache, "0-first", "n2");
   ClusterSnapshot reused = cache.Snapshot(1000, std::move(spent));
   ClusterSnapshot fresh = cache.Snapshot(1000);
   CHECK(DescribeSnapshot(reused) == DescribeSnapshot(fresh));
@@ -726,10 +725,9 @@ TEST_CASE("running jobs no session changed keep their nodes' task lists right wh
 TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task on them changes its id") {
   ClusterCache cache;
   for (const char* name : {"n1", "n2"}) AddNode(cache, name, 8000);
-  auto add_pod = [&](const std::string& name, const std::string& node) { AddLonePod(cache, name, node); };
-  add_pod("b-runs", "n1");
-  add_pod("c-runs", "n2");
-  add_pod("d-runs", "n1");
+  AddLonePod(cache, "b-runs", "n1");
+  AddLonePod(cache, "c-runs", "n2");
+  AddLonePod(cache, "d-runs", "n1");
   ClusterSnapshot snap = cache.Snapshot(0);
   auto on = [&](const char* node) {
     std::vector<std::string> keys;
@@ -737,12 +735,12 @@ TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task
     return keys;
   };
   // A job that sorts last and holds nothing: every task keeps its id, the lists stay.
-  add_pod("z-waits", "");
+  AddLonePod(cache, "z-waits", "");
   snap = cache.Snapshot(1000, std::move(snap));
   CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(1000)));
   CHECK(on("n1") == std::vector<std::string>{"default/b-runs", "default/d-runs"});
   // One that sorts first: every id moves, and the lists with them.
-  add_pod("a-waits", "");
+  AddLonePod(cache, "a-waits", "");
   snap = cache.Snapshot(2000, std::move(snap));
   CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(2000)));
   CHECK(on("n1") == std::vector<std::string>{"default/b-runs", "default/d-runs"});
@@ -752,7 +750,7 @@ TEST_CASE("nodes' task lists are kept from the spent snapshot only while no task
   snap = cache.Snapshot(3000, std::move(snap));
   CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(3000)));
   // A running job that sorts last arrives: its node's list grows.
-  add_pod("e-runs", "n2");
+  AddLonePod(cache, "e-runs", "n2");
   snap = cache.Snapshot(4000, std::move(snap));
   CHECK(DescribeSnapshot(snap) == DescribeSnapshot(cache.Snapshot(4000)));
   CHECK(on("n2") == std::vector<std::string>{"default/c-runs", "default/e-runs"});

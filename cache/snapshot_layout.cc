@@ -376,8 +376,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       }
       if (entry.node_gone) node_gone.push_back(&entry);
       // In place since the spent snapshot laid it out here, it has this place's ids already.
-      if (!moved_here[job_id] && static_cast<size_t>(job_id) < spent_jobs) continue;
-      if (entry.holds_nodes) node_lists_kept = false;
+      if (entry.holds_nodes && (moved_here[job_id] || static_cast<size_t>(job_id) >= spent_jobs)) node_lists_kept = false;
       if (!moved_here[job_id]) continue;
       job.id = job_id;
       for (int32_t i = 0; i < entry.task_count; ++i) {
