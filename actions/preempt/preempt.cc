@@ -21,7 +21,7 @@ class PreemptAction : public Action {
         return other.queue == queue && other.priority < priority ? VictimKind::kWholeJob : VictimKind::kNone;
       };
       policy.hooks = VictimPolicy::Hooks::kPreemptable;
-      policy.reason = EvictionReason("preempted-for", job);
+      policy.reason = {"preempted-for", &job};
       return policy;
     };
     RelieveStarvingJobs(session, Name(), handler);

@@ -139,7 +139,7 @@ class ReclaimRun {
     policy.on_take = [this](const JobInfo& victim, const Resources& freed) { ledger_.Add(victim.queue, freed, -1); };
     policy.room = [this](const TaskInfo& task) { return Room(task); };
     policy.make_room_in_own_queue = false;
-    policy.reason = EvictionReason("reclaimed-for", job);
+    policy.reason = {"reclaimed-for", &job};
     return policy;
   }
 

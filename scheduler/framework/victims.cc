@@ -48,7 +48,7 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
   policy.kind = [s, own](const JobInfo& job) {
     return job.queue == own || s->queue(job.queue).reclaimable ? VictimKind::kElasticWorkers : VictimKind::kNone;
   };
-  policy.reason = EvictionReason("elastic-preempted-for", starving);
+  policy.reason = {"elastic-preempted-for", &starving};
   policy.takes_workers_only = true;
   return policy;
 }
@@ -83,6 +83,10 @@ void SettleVictims(Session& session, const VictimPlan& plan) {
 
 std::string EvictionReason(std::string_view verb, const JobInfo& starving) {
   return StrCat(verb, " ", starving.namespace_, "/", starving.name);
+}
+
+std::string VictimPolicy::Reason::Text() const {
+  return starving != nullptr ? EvictionReason(verb, *starving) : std::string(verb);
 }
 
 std::pair<std::string_view, std::string_view> SplitEvictionReason(std::string_view reason) {
@@ -271,6 +275,7 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
     const Entry& e = ensure_order().ranked[rank];
     return policy.admissible(session.job(e.job), already + cost_from(rank, first, kNoId).freed);
   };
+  std::string reason;  // policy.reason as text, made at the plan's first eviction
   auto take_through = [&](int32_t rank) {
     const VictimOrder& order = ensure_order();
     const Entry& e = order.ranked[rank];
@@ -280,7 +285,8 @@ VictimPlan PlanForStarvingJob(Session& session, Statement& statement, JobId job_
       const Entry& step = order.ranked[ranks[done]];
       if (!in_scope(step)) continue;
       for (TaskId victim : step.tasks) {
-        statement.Evict(victim, policy.reason);
+        if (reason.empty()) reason = policy.reason.Text();
+        statement.Evict(victim, reason);
         plan.victims.push_back(victim);
       }
       if (step.whole) plan.whole_jobs.push_back(step.job);

@@ -76,8 +76,13 @@ struct VictimPolicy {
   std::function<bool(const TaskInfo& task)> room;
   // When S's queue has no room, S's own queue's entries may make it (preempt, elastic workers).
   bool make_room_in_own_queue = true;
-  // Carried by every eviction: "preempted-for ns/job", ...
-  std::string reason;
+  // Carried by every eviction: "preempted-for ns/job", ... (EvictionReason). Made into text
+  // only when a plan evicts: most plans of a backlog evict nothing.
+  struct Reason {
+    std::string_view verb;              // a literal: "preempted-for", ...
+    const JobInfo* starving = nullptr;  // null: `verb` is the whole reason
+    std::string Text() const;
+  } reason;
   // `kind` never answers kWholeJob: the plan takes elastic workers only, so a task that fits no
   // node even with every elastic worker of the cluster gone fails without an order collected.
   bool takes_workers_only = false;

@@ -35,7 +35,7 @@ constexpr std::string_view kElasticConfig =
 VictimPolicy Policy(VictimKind kind = VictimKind::kWholeJob) {
   VictimPolicy policy;
   policy.kind = [kind](const JobInfo&) { return kind; };
-  policy.reason = "test-for default/s";
+  policy.reason = {"test-for default/s"};
   return policy;
 }
 
@@ -691,7 +691,7 @@ TEST_CASE("a class of starving jobs is asked again once a plan between its jobs 
     policy.kind = [priority = job.priority](const JobInfo& other) {
       return other.priority < priority ? VictimKind::kWholeJob : VictimKind::kNone;
     };
-    policy.reason = "preempted-for test";
+    policy.reason = {"preempted-for test"};
     return policy;
   };
   RelieveStarvingJobs(s.session(), "test", RecordingHandler(asked, takes_lower_priority_for_b2));
