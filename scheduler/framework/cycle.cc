@@ -100,6 +100,7 @@ absl::StatusOr<CycleResult> RunSchedulingCycle(ClusterSnapshot snapshot, const S
     const JobInfo& job = session->job(id);
     if (job.queue != kNoId) allocated[job.queue] += job.allocated;
   }
+  result.queues.reserve(session->cluster().queues.size());
   for (const QueueInfo& queue : session->cluster().queues) {
     CycleResult::QueueState state{queue.name, allocated[queue.id], std::nullopt};
     auto deserved = session->queue_deserved().find(queue.id);
