@@ -177,6 +177,31 @@ NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo&
   return best;
 }
 
+NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool elastic, FitErrors& errors) {
+  NodeId best = kNoId;
+  double best_score = 0;
+  for (const NodeInfo& node : cluster_.nodes) {
+    // Most nodes of an explained search are refused for a resource (the task fits none): counted
+    // here as Evaluate would count them, without its calls. A gated task's refusal may be its gates.
+    if (!task.gated) {
+      const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
+      if (slots > 0) {
+        if (const int short_of = FirstShortResource(task, node, placement); short_of >= 0) {
+          const auto short_id = static_cast<ResourceId>(short_of);
+          errors.AddTooLittle(short_id, task.request.Get(short_id));
+          continue;
+        }
+      }
+    }
+    std::optional<double> score = Evaluate(task, node, placement, elastic, &errors);
+    if (score && (best == kNoId || *score > best_score)) {  // ascending ids: ties keep the lower
+      best = node.id;
+      best_score = *score;
+    }
+  }
+  return best;
+}
+
 bool Session::SomeNodeFits(const TaskInfo& task, Placement placement) {
   auto fits = [&](const NodeInfo& node) {
     return ResourceFit(task, node, placement).ok() && Predicate(task, node).ok();
@@ -211,23 +236,26 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
   if (const std::vector<NodeId>* scope = job_scope_[task.job]) {
     return FindBestNodeIn(*scope, task, placement, elastic, errors);
   }
-  NodeSearch& state = search != nullptr ? *search : search_;
-  NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
-  if (errors == nullptr) {
-    if (std::optional<NodeId> cached = FindInCache(task, shape, state)) return *cached;
-  }
   // Where no node has room, a scan examines every node and leaves the search as it was (the
   // next one starts where it started): then one that finds nothing need not be made.
   uint64_t* no_room = elastic ? nullptr : NoRoomEntry(task, placement);
-  if (errors == nullptr && no_room != nullptr && *no_room == free_epoch_ + 1) return kNoId;
+  if (errors != nullptr) {
+    const NodeId best = ExplainingSearch(task, placement, elastic, *errors);
+    if (best == kNoId && no_room != nullptr) *no_room = free_epoch_ + 1;
+    return best;
+  }
+  NodeSearch& state = search != nullptr ? *search : search_;
+  NodeSearch::Shape shape{task.constraint_class, placement, elastic, task.request, task.limit};
+  if (std::optional<NodeId> cached = FindInCache(task, shape, state)) return *cached;
+  if (no_room != nullptr && *no_room == free_epoch_ + 1) return kNoId;
   size_t want = n;
-  if (errors == nullptr && n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
+  if (n > static_cast<size_t>(search_options_.min_nodes_to_find)) {
     int pct = search_options_.percentage;
     if (pct <= 0) pct = std::max<int>(search_options_.min_percentage, 50 - static_cast<int>(n / 125));
     want = std::max<size_t>(n * static_cast<size_t>(pct) / 100,
                             static_cast<size_t>(search_options_.min_nodes_to_find));
   }
-  const size_t start = errors == nullptr && want < n ? state.next_start % n : 0;
+  const size_t start = want < n ? state.next_start % n : 0;
   NodeSearch::Cached fresh;  // sized once: most searches find all they want
   fresh.nodes.reserve(want);
   fresh.scores.reserve(want);
@@ -238,14 +266,14 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
   size_t examined = 0;
   // Past two nodes in a row that do not fit, those that cannot have room are skipped as examined
   // (they would be, and found nothing): a full cluster is not scanned node by node, and where
-  // most nodes fit the index is seldom asked. Fit errors count every node.
+  // most nodes fit the index is seldom asked.
   size_t missed = n;  // the last node examined that did not fit (by its place in the search)
   for (; examined < n && found < want; ++examined) {
     const size_t at = (start + examined) % n;
     const NodeInfo& node = cluster_.nodes[at];
-    std::optional<double> evaluated = Evaluate(task, node, placement, elastic, errors);
+    std::optional<double> evaluated = Evaluate(task, node, placement, elastic, /*errors=*/nullptr);
     if (!evaluated) {
-      if (missed + 1 == examined && errors == nullptr) {
+      if (missed + 1 == examined) {
         const size_t lap_end = at >= start ? n : start;  // from `start` to the last node, then from node 0
         examined += SkipNodesShortOf(task, placement, at, lap_end) - at - 1;
       }
@@ -263,14 +291,12 @@ NodeId Session::FindBestNode(const TaskInfo& task, Placement placement, bool ela
     }
   }
   if (best == kNoId && no_room != nullptr) *no_room = free_epoch_ + 1;
-  if (errors == nullptr) {
-    if (want < n) state.next_start = (start + examined) % n;
-    if (best != kNoId) {
-      fresh.valid = true;
-      fresh.shape = std::move(shape);
-      fresh.free_epoch = free_epoch_;
-      state.cache = std::move(fresh);
-    }
+  if (want < n) state.next_start = (start + examined) % n;
+  if (best != kNoId) {
+    fresh.valid = true;
+    fresh.shape = std::move(shape);
+    fresh.free_epoch = free_epoch_;
+    state.cache = std::move(fresh);
   }
   return best;
 }

@@ -465,6 +465,8 @@ class Session {
   // The node's score for `task`, or nullopt when it does not fit (counted in `errors`).
   std::optional<double> Evaluate(const TaskInfo& task, const NodeInfo& node, Placement placement, bool elastic,
                                  FitErrors* errors) const;
+  // FindBestNode with fit errors, outside a job's scope: every node examined, from the first.
+  NodeId ExplainingSearch(const TaskInfo& task, Placement placement, bool elastic, FitErrors& errors);
   // FindBestNode within a job's scope: every node of it examined, no sampling, no cache.
   NodeId FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo& task, Placement placement, bool elastic,
                         FitErrors* errors);
