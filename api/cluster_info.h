@@ -282,8 +282,8 @@ struct ClusterSnapshot {
   std::vector<uint64_t> job_builds;
   // Per job: true while the job and its tasks are exactly as the snapshot laid them out, false
   // once a session may have changed them (Session::TakeCluster). A snapshot built over this one
-  // leaves such a job as it is, but for its ids.
-  std::vector<bool> job_as_laid_out;
+  // leaves such a job as it is, but for its ids. Bytes, not bits: the layout reads one a job.
+  std::vector<uint8_t> job_as_laid_out;
   // Per job: the id of its first task as the snapshot laid it out (0 for a job without tasks),
   // so that a snapshot built over this one finds where each spent job's tasks lie without reading
   // the job. Sessions never renumber tasks; empty in a snapshot made another way.

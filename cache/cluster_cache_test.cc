@@ -130,7 +130,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   ClusterSnapshot spent = cache.Snapshot(0);
   // What a session leaves behind: states changed, a task placed (Session::TakeCluster marks the
   // jobs it changed).
-  spent.job_as_laid_out.assign(spent.jobs.size(), false);
+  spent.job_as_laid_out.assign(spent.jobs.size(), 0);
   for (TaskInfo& task : spent.tasks) task.status = TaskStatus::kReleasing;
   spent.tasks.back().node = 0;
   spent.nodes[0].tasks.push_back(spent.tasks.back().id);
@@ -156,7 +156,7 @@ TEST_CASE("a snapshot built over a spent one is the snapshot built afresh") {
   CHECK(reused.jobs.size() == 3);
   // Nothing changed in the cache: every job's tasks are in place, and what a session changed of
   // them (status, node) is reset.
-  reused.job_as_laid_out.assign(reused.jobs.size(), false);
+  reused.job_as_laid_out.assign(reused.jobs.size(), 0);
   for (TaskInfo& task : reused.tasks) task.status = TaskStatus::kReleasing;
   for (NodeInfo& node : reused.nodes) {
     node.pipelined.Set(kCpu, 500);
@@ -220,7 +220,7 @@ TEST_CASE("jobs that stay are moved to their places when others come and go befo
   // and are moved without being laid out again.
   for (const JobInfo& job : spent.jobs) {
     if (job.name != "b" && job.name != "l" && job.name != "f") continue;
-    spent.job_as_laid_out[job.id] = false;
+    spent.job_as_laid_out[job.id] = 0;
     for (TaskId t : job.tasks) spent.tasks[t].status = TaskStatus::kReleasing;
   }
   delete_job("b", 2);  // the jobs after it move towards the front...

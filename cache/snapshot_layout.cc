@@ -22,11 +22,11 @@ namespace {
 // Both layouts are in key order, so a kept job's source never lies under the place of a kept job
 // moved before it: those moving towards the front go first to last, the others last to first.
 void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t>& task_counts,
-                  const std::vector<int32_t>& laid_at, ClusterSnapshot& snap, std::vector<bool>& moved_here) {
+                  const std::vector<int32_t>& laid_at, ClusterSnapshot& snap, std::vector<uint8_t>& moved_here) {
   // The spent jobs a layout wrote (their builds and first tasks, which it writes together).
   const size_t spent = std::min({snap.jobs.size(), snap.job_builds.size(), snap.job_first_task.size()});
   snap.job_builds.resize(spent);
-  snap.job_as_laid_out.resize(spent, false);  // unknown: as changed
+  snap.job_as_laid_out.resize(spent, 0);  // unknown: as changed
   // Where each spent job's tasks start, from the compact list (a job record is a few hundred
   // bytes: reading each was a cache miss a job).
   std::vector<TaskId> spent_offset = std::move(snap.job_first_task);
@@ -60,7 +60,7 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   const size_t task_count = offset;  // every job's tasks, laid out
   snap.jobs.resize(std::max(snap.jobs.size(), builds.size()));
   snap.job_builds.resize(std::max(spent, builds.size()), 0);
-  snap.job_as_laid_out.resize(snap.job_builds.size(), false);
+  snap.job_as_laid_out.resize(snap.job_builds.size(), 0);
   snap.tasks.resize(std::max(snap.tasks.size(), task_count));
   auto move_job = [&](const Kept& k) {
     if (k.from_job == k.to_job) return;
@@ -94,8 +94,8 @@ void MoveKeptJobs(const std::vector<uint64_t>& builds, const std::vector<int32_t
   snap.job_builds.resize(builds.size());
   snap.job_as_laid_out.resize(builds.size());
   snap.tasks.resize(task_count);
-  moved_here.assign(builds.size(), false);
-  for (const Kept& k : moved) moved_here[k.to_job] = true;
+  moved_here.assign(builds.size(), 0);
+  for (const Kept& k : moved) moved_here[k.to_job] = 1;
   snap.job_first_task = std::move(spent_offset);  // storage reused; the layout writes every entry
   snap.job_first_task.resize(builds.size());
 }
@@ -325,7 +325,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
   }
   const size_t spent_jobs = std::min({snap.jobs.size(), snap.job_builds.size(), snap.job_first_task.size()});
   if (laid_count < spent_jobs) node_lists_kept = false;  // jobs dropped, with whatever tasks they had
-  std::vector<bool> moved_here;
+  std::vector<uint8_t> moved_here;  // bytes: read once a job, a bit's access was a call
   MoveKeptJobs(builds, task_counts, laid_at, snap, moved_here);
   // The jobs that may hold nodes, in job order: the others hold none. Sized once and written by
   // index: appending was a call per job, not inlined.
@@ -388,7 +388,7 @@ ClusterSnapshot ClusterCache::Snapshot(Millis now, ClusterSnapshot spent, Layout
       continue;
     }
     entry.laid[l].reported_changed = false;
-    snap.job_as_laid_out[job_id] = true;
+    snap.job_as_laid_out[job_id] = 1;
     JobBlock& block = *entry.block;
     if (static_cast<size_t>(job_id) < spent_jobs || entry.holds_nodes) node_lists_kept = false;
     if (block.node_set_version != node_set_version_) {

@@ -116,11 +116,11 @@ WaitMemo::PendingJobMin* CarriedMin(const Session& session, const JobInfo& job) 
   return &memo->PendingJobMinOf(job.version);
 }
 
-// The job's entry of a per-job memo table, which is sized when first asked.
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& MemoOfJob(
-    const Session& session, std::vector<Session::Memos::PerVersion>& table, const JobInfo& job) {
-  if (ABSL_PREDICT_FALSE(table.empty())) table.resize(session.cluster().jobs.size());
-  return table[static_cast<size_t>(job.id)];
+// The job's entry of a per-job memo table, made when first asked.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& MemoOfJob(const Session& session,
+                                                                         Session::Memos::PerJob& table,
+                                                                         const JobInfo& job) {
+  return table.Of(job.id, session.cluster().jobs.size());
 }
 
 // ReachMinMemo when the job's tasks changed since its memo was made (or none was): out of line,
@@ -147,11 +147,8 @@ ABSL_ATTRIBUTE_NOINLINE Session::Memos::PerVersion& ReachMinMemoAfresh(const Ses
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline Session::Memos::PerVersion& ReachMinMemo(const Session& session,
                                                                             const JobInfo& job) {
-  std::vector<Session::Memos::PerVersion>& table = session.memos().reach_min;
-  if (!table.empty()) {
-    Session::Memos::PerVersion& memo = table[static_cast<size_t>(job.id)];
-    if (memo.version == session.job_tasks_version(job.id)) return memo;
-  }
+  Session::Memos::PerVersion* memo = session.memos().reach_min.Find(job.id);
+  if (memo != nullptr && memo->version == session.job_tasks_version(job.id)) return *memo;
   return ReachMinMemoAfresh(session, job);
 }
 

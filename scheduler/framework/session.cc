@@ -324,9 +324,9 @@ void Session::MarkScaled(JobId job) {
 ClusterSnapshot Session::TakeCluster() && {
   // Every change to a job goes through SetTaskStatus, SetJobPhase or MarkScaled, which mark it
   // touched: the other jobs are as the snapshot laid them out, those holding nodes included.
-  cluster_.job_as_laid_out.resize(cluster_.jobs.size(), false);
+  cluster_.job_as_laid_out.resize(cluster_.jobs.size(), 0);
   for (JobId id : live_jobs_) {
-    if (touched_[id]) cluster_.job_as_laid_out[id] = false;
+    if (touched_[id]) cluster_.job_as_laid_out[id] = 0;
   }
   // Likewise the nodes: one whose version moved was changed (and maybe restored).
   for (size_t id = 0; id < cluster_.nodes.size(); ++id) {

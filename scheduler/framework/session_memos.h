@@ -3,6 +3,7 @@
 #define LAHAR_SCHEDULER_FRAMEWORK_SESSION_MEMOS_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -30,9 +31,29 @@ struct SessionMemos {
   PerVersion starving_in_order;     // StarvingJobs, by state_version()
   uint64_t starving_classes_version = UINT64_MAX;
   std::vector<int32_t> starving_class_of;  // StarvingClassOf, by state_version()
-  // Per job, by job_tasks_version(), sized when first asked (many sessions ask for none):
-  std::vector<PerVersion> reach_min;        // TasksToReachMin
-  std::vector<PerVersion> elastic_workers;  // ElasticWorkers
+  // Entries for the jobs asked about, each made when its job is first asked: a table sized by
+  // the jobs was cleared and freed whole each session, for a few hundred jobs asked.
+  struct PerJob {
+    std::vector<int32_t> slot;     // per job: its entry, -1 none; sized when first asked
+    std::deque<PerVersion> entries;  // a deque: references to an entry outlive later ones made
+    PerVersion* Find(JobId job) {
+      if (slot.empty()) return nullptr;
+      const int32_t at = slot[static_cast<size_t>(job)];
+      return at < 0 ? nullptr : &entries[static_cast<size_t>(at)];
+    }
+    PerVersion& Of(JobId job, size_t jobs) {
+      if (slot.empty()) slot.assign(jobs, -1);
+      int32_t& at = slot[static_cast<size_t>(job)];
+      if (at < 0) {
+        at = static_cast<int32_t>(entries.size());
+        entries.emplace_back();
+      }
+      return entries[static_cast<size_t>(at)];
+    }
+  };
+  // Per job, by job_tasks_version():
+  PerJob reach_min;        // TasksToReachMin
+  PerJob elastic_workers;  // ElasticWorkers
   std::vector<std::pair<uint64_t, bool>> valid;  // JobValid per job: (job_tasks_version(), valid)
   // ScalableJobs, by state_version() and job_changes() (a scale time is not undone with the
   // tasks a statement discards).

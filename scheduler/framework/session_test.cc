@@ -153,7 +153,7 @@ TEST_CASE("a session hands its snapshot back with the jobs it changed marked, an
   CHECK(next.nodes[0].pipelined.IsZero());
   CHECK(next.nodes[0].held_version != 0);
   CHECK(next.nodes[1].held_version == n2_held);
-  CHECK(next.job_as_laid_out == std::vector<bool>(3, true));
+  CHECK(next.job_as_laid_out == std::vector<uint8_t>(3, 1));
   CHECK(testing::DescribeSnapshot(next) == testing::DescribeSnapshot(b.cache().Snapshot(1000)));
 }
 
