@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "api/strings.h"
 #include "scheduler/framework/wait_memo.h"
 
@@ -26,6 +27,24 @@ std::string FitMessage(const FitResult& r) {
     case FitCode::kOther: return std::string(r.detail);
   }
   return "unknown";
+}
+
+// FirstShortResource of a task asking `want`: inlined into the searches, which ask it of every
+// node (the amounts are read off the vectors' storage).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline int FirstShortOf(const Resources::View& want, const NodeInfo& node,
+                                                     Placement placement) {
+  const Resources::View allocatable = node.allocatable.view(), used = node.used.view(),
+                        pipelined = node.pipelined.view(), releasing = node.releasing.view();
+  for (size_t i = 0; i < want.size; ++i) {
+    if (want.data[i] <= 0) continue;
+    // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle
+    // placements may only use what those promises leave.
+    int64_t free = allocatable[i] - used[i];
+    const int64_t promised_beyond_releasing = pipelined[i] - releasing[i];
+    if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
+    if (want.data[i] > free) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 }  // namespace
@@ -64,26 +83,14 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
 FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement, int* short_of) const {
   const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
   if (slots <= 0) return {FitCode::kTooManyPods, {}};
-  const int first_short = FirstShortResource(task, node, placement);
+  const int first_short = FirstShortOf(task.request.view(), node, placement);
   if (short_of != nullptr) *short_of = first_short;
   if (first_short >= 0) return {FitCode::kInsufficientResource, {}};
   return {};
 }
 
 int Session::FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement) {
-  // Every search asks this of every node: the amounts are read off the vectors' storage.
-  const Resources::View want = task.request.view(), allocatable = node.allocatable.view(), used = node.used.view(),
-                        pipelined = node.pipelined.view(), releasing = node.releasing.view();
-  for (size_t i = 0; i < want.size; ++i) {
-    if (want.data[i] <= 0) continue;
-    // Pipelined tasks are promised what releasing pods free first, then idle capacity: idle
-    // placements may only use what those promises leave.
-    int64_t free = allocatable[i] - used[i];
-    const int64_t promised_beyond_releasing = pipelined[i] - releasing[i];
-    if (placement == Placement::kFutureIdle || promised_beyond_releasing > 0) free -= promised_beyond_releasing;
-    if (want.data[i] > free) return static_cast<int>(i);
-  }
-  return -1;
+  return FirstShortOf(task.request.view(), node, placement);
 }
 
 std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape,
@@ -180,13 +187,14 @@ NodeId Session::FindBestNodeIn(const std::vector<NodeId>& scope, const TaskInfo&
 NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool elastic, FitErrors& errors) {
   NodeId best = kNoId;
   double best_score = 0;
+  const Resources::View want = task.request.view();
   for (const NodeInfo& node : cluster_.nodes) {
     // Most nodes of an explained search are refused for a resource (the task fits none): counted
     // here as Evaluate would count them, without its calls. A gated task's refusal may be its gates.
     if (!task.gated) {
       const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
       if (slots > 0) {
-        if (const int short_of = FirstShortResource(task, node, placement); short_of >= 0) {
+        if (const int short_of = FirstShortOf(want, node, placement); short_of >= 0) {
           const auto short_id = static_cast<ResourceId>(short_of);
           errors.AddTooLittle(short_id, task.request.Get(short_id));
           continue;
