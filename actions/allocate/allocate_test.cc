@@ -412,6 +412,32 @@ TEST_CASE("allocate: jobs set aside that reported the same reason make no update
   CHECK(third.job_updates.at("default/big-1").message() == one);
 }
 
+TEST_CASE("allocate: a reason told again in a later session counts each node as it is then") {
+  // Both GPUs held, so w's pod fits nowhere for the GPU; then n2's cpu is taken as well, which
+  // n2 then lacks first. The sessions' memory keeps each node's answer only while it is unchanged.
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8,memory=32Gi,nvidia.com/gpu=1").Node("n2", "cpu=8,memory=32Gi,nvidia.com/gpu=1");
+  b.Job("holder-1", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("holder-1", "w", 0, 0, "n1");
+  b.Job("holder-2", {.tasks = {{"w", 1, "cpu=1,nvidia.com/gpu=1"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("holder-2", "w", 0, 0, "n2");
+  b.Job("w", {.tasks = {{"w", 1, "cpu=2,nvidia.com/gpu=1"}}});
+  WaitMemo memo;
+  SessionOutcome first = RunSession(b, kConfig, 0, &memo);
+  CHECK(first.job_updates.at("default/w").message() == "1/1 pods unschedulable: 2 nodes have too little nvidia.com/gpu");
+  testing::Apply(b, first);
+  b.Job("cpu-holder", {.tasks = {{"w", 1, "cpu=7"}}, .phase = PodGroupPhase::kRunning});
+  b.RunningRange("cpu-holder", "w", 0, 0, "n2");
+  WaitMemo off(false);
+  for (WaitMemo* carried : {&memo, &off}) {
+    INFO((carried == &memo ? "with" : "without") << " the sessions' memory");
+    SessionOutcome later = RunSession(b, kConfig, 1000, carried);
+    REQUIRE(later.job_updates.count("default/w") == 1);
+    CHECK(later.job_updates.at("default/w").message() ==
+          "1/1 pods unschedulable: 1 node has too little cpu, 1 has too little nvidia.com/gpu");
+  }
+}
+
 TEST_CASE("allocate: a job that fits nowhere in a queue that turns overused is told the queue's limit") {
   ClusterBuilder b;
   b.Node("n1", "cpu=4").Node("n2", "cpu=4");

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "absl/base/attributes.h"
+#include "absl/container/inlined_vector.h"
 #include "api/strings.h"
 #include "scheduler/framework/wait_memo.h"
 
@@ -188,17 +189,33 @@ NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool
   NodeId best = kNoId;
   double best_score = 0;
   const Resources::View want = task.request.view();
+  // A node's answer for the request holds while it is as the snapshot laid it out and the cache
+  // counted nothing new there (its versions say so; nothing is pipelined on it then): kept across
+  // sessions, a backlog's explanations ask only the nodes that changed.
+  std::vector<WaitMemo::NodeShortage>* kept = nullptr;
+  if (!task.gated && wait_memo_ != nullptr && wait_memo_->enabled()) {
+    kept = &wait_memo_->ShortagesOf(task.request, placement == Placement::kFutureIdle, cluster_.node_set_version,
+                                    cluster_.nodes.size());
+  }
+  // Per resource, the nodes short of it first: added to `errors` at the end.
+  absl::InlinedVector<int32_t, 8> short_nodes(want.size, 0);
   for (const NodeInfo& node : cluster_.nodes) {
     // Most nodes of an explained search are refused for a resource (the task fits none): counted
     // here as Evaluate would count them, without its calls. A gated task's refusal may be its gates.
     if (!task.gated) {
-      const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
-      if (slots > 0) {
-        if (const int short_of = FirstShortOf(want, node, placement); short_of >= 0) {
-          const auto short_id = static_cast<ResourceId>(short_of);
-          errors.AddTooLittle(short_id, task.request.Get(short_id));
-          continue;
-        }
+      WaitMemo::NodeShortage* shortage = nullptr;
+      if (kept != nullptr && node.held_version != 0 && node_version_[node.id] == 0) shortage = &(*kept)[node.id];
+      int32_t short_of = 0;
+      if (shortage != nullptr && shortage->held_version == node.held_version && shortage->version == node.version) {
+        short_of = shortage->short_of;
+      } else {
+        const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
+        short_of = slots > 0 ? FirstShortOf(want, node, placement) : WaitMemo::kNoPodSlot;
+        if (shortage != nullptr) *shortage = {node.version, node.held_version, short_of};
+      }
+      if (short_of >= 0) {
+        ++short_nodes[static_cast<size_t>(short_of)];
+        continue;
       }
     }
     std::optional<double> score = Evaluate(task, node, placement, elastic, &errors);
@@ -206,6 +223,9 @@ NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool
       best = node.id;
       best_score = *score;
     }
+  }
+  for (size_t r = 0; r < short_nodes.size(); ++r) {
+    if (short_nodes[r] > 0) errors.AddTooLittle(static_cast<ResourceId>(r), want.data[r], short_nodes[r]);
   }
   return best;
 }

@@ -49,10 +49,10 @@ class FitErrors {
   // A node had too little of `resource` for a pod asking `need` of it: counted as the refusal
   // "too little <resource>", made into text only by Counts (a full scan adds one per node).
   // Inline: a scan that explains adds one per node.
-  void AddTooLittle(ResourceId resource, int64_t need) {
+  void AddTooLittle(ResourceId resource, int64_t need, int32_t node_count = 1) {
     if (resource >= too_little_.size()) too_little_.resize(resource + 1, {0, 0});
     auto& [nodes, pod_need] = too_little_[resource];
-    ++nodes;
+    nodes += node_count;
     pod_need = need;
   }
   // The resource the most nodes had too little of (ties to the lower id), with the pod's need.

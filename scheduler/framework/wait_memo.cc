@@ -34,6 +34,20 @@ WaitMemo::TasksPart& WaitMemo::TasksPartOf(uint64_t key) {
   return entry;
 }
 
+std::vector<WaitMemo::NodeShortage>& WaitMemo::ShortagesOf(const Resources& request, bool future_idle,
+                                                           uint64_t node_set_version, size_t nodes) {
+  auto it = std::find_if(shortages_.begin(), shortages_.end(), [&](const Shortages& entry) {
+    return entry.future_idle == future_idle && entry.request == request;
+  });
+  if (it == shortages_.end()) it = shortages_.insert(shortages_.end(), Shortages{request, future_idle});
+  if (it->node_set_version != node_set_version || it->nodes.size() != nodes) {
+    it->nodes.assign(nodes, NodeShortage());
+    it->node_set_version = node_set_version;
+  }
+  it->asked = sessions_;
+  return it->nodes;
+}
+
 void WaitMemo::SessionEnded() {
   const uint64_t stale_before = sessions_ - 1;  // neither this session nor the last asked
   absl::erase_if(pending_min_, [&](const auto& entry) { return entry.second.asked < stale_before; });
@@ -41,6 +55,7 @@ void WaitMemo::SessionEnded() {
     const uint64_t workers_stale_before = sessions_ - std::min(sessions_, kWorkersKeptSessions);
     absl::erase_if(workers_, [&](const auto& entry) { return entry.second.asked < workers_stale_before; });
     absl::erase_if(tasks_parts_, [&](const auto& entry) { return entry.second.asked < workers_stale_before; });
+    std::erase_if(shortages_, [&](const Shortages& entry) { return entry.asked < workers_stale_before; });
   }
   ++sessions_;
 }

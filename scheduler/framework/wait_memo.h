@@ -134,6 +134,21 @@ class WaitMemo {
     Resources idle;
   };
   CarriedCapacity& carried_capacity() { return carried_capacity_; }
+  // Which resource a node is short of first for pods asking a request, made and valid as a
+  // NodePart is (Session's explaining searches): the nodes a session finds unchanged are not
+  // asked again why they refuse a backlog's pods. `short_of` is FirstShortResource's answer, or
+  // kNoPodSlot when the node has no pod slot left (then resources are not asked).
+  struct NodeShortage {
+    uint64_t version = 0;
+    uint64_t held_version = 0;  // 0: none made
+    int32_t short_of = -1;
+  };
+  static constexpr int32_t kNoPodSlot = -2;
+  // The nodes' entries for pods asking `request` (onto future idle resources or idle ones) under
+  // the node set `node_set_version` of `nodes` nodes; valid until the next call. Kept and swept
+  // as JobWorkers.
+  std::vector<NodeShortage>& ShortagesOf(const Resources& request, bool future_idle, uint64_t node_set_version,
+                                         size_t nodes);
   // What the elastic workers of the running jobs hold per node (victim_order.h), carried so that
   // a session counts again only the jobs whose objects changed since a session last counted.
   std::shared_ptr<victims_internal::WorkerHoldings>& worker_holdings() { return worker_holdings_; }
@@ -155,6 +170,14 @@ class WaitMemo {
   absl::flat_hash_map<uint64_t, JobWorkers> workers_;
   absl::flat_hash_map<uint64_t, TasksPart> tasks_parts_;
   std::vector<NodePart> node_parts_;
+  struct Shortages {
+    Resources request;
+    bool future_idle = false;
+    uint64_t node_set_version = 0;
+    std::vector<NodeShortage> nodes;
+    uint64_t asked = 0;
+  };
+  std::vector<Shortages> shortages_;  // few: one per request explained lately
   CarriedCapacity carried_capacity_;
   std::shared_ptr<victims_internal::WorkerHoldings> worker_holdings_;
   uint64_t sessions_ = 1;  // sessions ended, plus one: names the running session
