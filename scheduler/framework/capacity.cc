@@ -18,10 +18,6 @@ Resources Clamped(Resources amounts) {
 constexpr uint64_t kUncounted = UINT64_MAX;
 constexpr uint64_t kCarriedPart = UINT64_MAX - 1;
 
-// Whether the node, at `version` in the session, is as the cache counted what its pods hold:
-// then its part is the one the sessions' memory carries.
-bool CarriedApplies(const NodeInfo& node, uint64_t version) { return version == 0 && node.held_version != 0; }
-
 // The sessions' memory of the nodes' parts and their sums, null without the memory. Brought up to
 // date once per session, before its sums are read: a part is made again, and the sums moved by
 // the difference, when the node object or the cache's count changed. A node that is not as the
@@ -36,13 +32,13 @@ const WaitMemo::CarriedCapacity* Carried(const Session& session) {
   const std::vector<NodeInfo>& nodes = session.cluster().nodes;
   if (carried.parts.size() != nodes.size()) carried = {std::vector<WaitMemo::NodeFree>(nodes.size()), {}, {}};
   for (const NodeInfo& node : nodes) {
-    if (!CarriedApplies(node, session.node_version(node.id))) continue;
+    // As laid out: its part is the one the sessions' memory carries.
+    if (!session.NodeAsLaidOut(node.id)) continue;
     WaitMemo::NodeFree& part = carried.parts[node.id];
-    if (part.version == node.version && part.held_version == node.held_version) continue;
+    if (part.stamp.Matches(node)) continue;
     carried.free -= part.free;
     carried.idle -= part.idle;
-    part.version = node.version;
-    part.held_version = node.held_version;
+    part.stamp = WaitMemo::NodeStamp::Of(node);
     part.free = node.schedulable ? Clamped(node.FutureIdle()) : Resources();
     part.idle = node.schedulable ? Clamped(node.Idle()) : Resources();
     carried.free += part.free;
@@ -71,7 +67,7 @@ Resources FreeCapacity(const Session& session) {
     const uint64_t version = session.node_version(static_cast<NodeId>(id));
     const NodeInfo& node = nodes[id];
     if (counted == kCarriedPart) {
-      if (CarriedApplies(node, version)) continue;
+      if (session.NodeAsLaidOut(node.id)) continue;
       if (carried == nullptr) carried = Carried(session);
       memos.free_capacity -= carried->parts[id].free;  // replaced by its part as the session has it
     } else if (counted == version) {
@@ -98,7 +94,7 @@ Resources IdleCapacity(const Session& session) {
   Resources idle = carried != nullptr ? carried->idle : Resources();
   for (const NodeInfo& node : session.cluster().nodes) {
     if (carried != nullptr) {
-      if (CarriedApplies(node, session.node_version(node.id))) continue;
+      if (session.NodeAsLaidOut(node.id)) continue;
       idle -= carried->parts[node.id].idle;  // replaced by its part as the session has it
     }
     if (node.schedulable) idle += Clamped(node.Idle());

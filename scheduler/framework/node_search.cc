@@ -30,8 +30,14 @@ std::string FitMessage(const FitResult& r) {
   return "unknown";
 }
 
-// FirstShortResource of a task asking `want`: inlined into the searches, which ask it of every
-// node (the amounts are read off the vectors' storage).
+// The pod slots a placement may still use on the node.
+int32_t PodSlots(const NodeInfo& node, Placement placement) {
+  return placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
+}
+
+// The first resource (the lowest id) the node has too little of for a pod asking `want`, or -1:
+// ResourceFit's test, inlined into the searches, which ask it of every node (the amounts are read
+// off the vectors' storage).
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline int FirstShortOf(const Resources::View& want, const NodeInfo& node,
                                                      Placement placement) {
   const Resources::View allocatable = node.allocatable.view(), used = node.used.view(),
@@ -82,16 +88,11 @@ std::vector<std::pair<std::string, int32_t>> FitErrors::Counts() const {
 }
 
 FitResult Session::ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement, int* short_of) const {
-  const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
-  if (slots <= 0) return {FitCode::kTooManyPods, {}};
+  if (PodSlots(node, placement) <= 0) return {FitCode::kTooManyPods, {}};
   const int first_short = FirstShortOf(task.request.view(), node, placement);
   if (short_of != nullptr) *short_of = first_short;
   if (first_short >= 0) return {FitCode::kInsufficientResource, {}};
   return {};
-}
-
-int Session::FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement) {
-  return FirstShortOf(task.request.view(), node, placement);
 }
 
 std::optional<NodeId> Session::FindInCache(const TaskInfo& task, const NodeSearch::Shape& shape,
@@ -164,7 +165,7 @@ size_t Session::SkipNodesShortOf(const TaskInfo& task, Placement placement, size
   // some 150: the first is built once the session's searches met a sixteenth of the cluster's
   // nodes without room (bench-week's first 24 h: 2.2% fewer instructions than at all of them).
   if (!free_index_.Any() && ++unindexed_misses_ <= cluster_.nodes.size() / 16) return at + 1;
-  const int short_of = FirstShortResource(task, cluster_.nodes[at], placement);
+  const int short_of = FirstShortOf(task.request.view(), cluster_.nodes[at], placement);
   if (short_of < 0) return at + 1;  // refused for something else: nothing to skip by
   // The nodes passed over are those short of some resource: each would be examined and refused
   // for it, so the search lands where a skip by one resource at a time would, with fewer stops.
@@ -189,9 +190,8 @@ NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool
   NodeId best = kNoId;
   double best_score = 0;
   const Resources::View want = task.request.view();
-  // A node's answer for the request holds while it is as the snapshot laid it out and the cache
-  // counted nothing new there (its versions say so; nothing is pipelined on it then): kept across
-  // sessions, a backlog's explanations ask only the nodes that changed.
+  // A node's answer for the request holds while it is as laid out (NodeAsLaidOut) with the same
+  // stamp: kept across sessions, a backlog's explanations ask only the nodes that changed.
   std::vector<WaitMemo::NodeShortage>* kept = nullptr;
   if (!task.gated && wait_memo_ != nullptr && wait_memo_->enabled()) {
     kept = &wait_memo_->ShortagesOf(task.request, placement == Placement::kFutureIdle, cluster_.node_set_version,
@@ -203,15 +203,13 @@ NodeId Session::ExplainingSearch(const TaskInfo& task, Placement placement, bool
     // Most nodes of an explained search are refused for a resource (the task fits none): counted
     // here as Evaluate would count them, without its calls. A gated task's refusal may be its gates.
     if (!task.gated) {
-      WaitMemo::NodeShortage* shortage = nullptr;
-      if (kept != nullptr && node.held_version != 0 && node_version_[node.id] == 0) shortage = &(*kept)[node.id];
+      WaitMemo::NodeShortage* shortage = kept != nullptr && NodeAsLaidOut(node.id) ? &(*kept)[node.id] : nullptr;
       int32_t short_of = 0;
-      if (shortage != nullptr && shortage->held_version == node.held_version && shortage->version == node.version) {
+      if (shortage != nullptr && shortage->stamp.Matches(node)) {
         short_of = shortage->short_of;
       } else {
-        const int32_t slots = placement == Placement::kFutureIdle ? node.FuturePodSlots() : node.IdlePodSlots();
-        short_of = slots > 0 ? FirstShortOf(want, node, placement) : WaitMemo::kNoPodSlot;
-        if (shortage != nullptr) *shortage = {node.version, node.held_version, short_of};
+        short_of = PodSlots(node, placement) > 0 ? FirstShortOf(want, node, placement) : WaitMemo::kNoPodSlot;
+        if (shortage != nullptr) *shortage = {WaitMemo::NodeStamp::Of(node), short_of};
       }
       if (short_of >= 0) {
         ++short_nodes[static_cast<size_t>(short_of)];

@@ -277,14 +277,16 @@ class Session {
   }
   // Changes whenever a node's usage or object changes (for plugins that sum over nodes).
   uint64_t node_version(NodeId node) const { return node_version_[node]; }
+  // No session changed the node since the cache counted what its pods hold (nothing is pipelined
+  // on it then): its amounts are what its object and that count (WaitMemo::NodeStamp) say, so
+  // what was made of them in an earlier session holds.
+  bool NodeAsLaidOut(NodeId node) const { return cluster_.nodes[node].held_version != 0 && node_version_[node] == 0; }
 
   // Resources and pod count fit: the check every placement makes, whatever the plugins. With
-  // `short_of`, also which resource the node is short of first (FirstShortResource), once the
-  // pod count fits.
+  // `short_of`, also which resource the node is short of first (the lowest id), once the pod
+  // count fits.
   FitResult ResourceFit(const TaskInfo& task, const NodeInfo& node, Placement placement,
                         int* short_of = nullptr) const;
-  // The first resource the node has too little of for `task` (ResourceFit's test), or -1.
-  static int FirstShortResource(const TaskInfo& task, const NodeInfo& node, Placement placement);
   // The best node for `task` (highest score; ties to the lower node id, i.e. name), or kNoId.
   // `elastic` adds the elastic predicates. With `errors`, every node is examined and the
   // reasons for rejecting them are counted; a refusal of the pod itself (kSchedulingGated)

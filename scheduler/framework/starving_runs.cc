@@ -137,11 +137,10 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
   std::vector<WaitMemo::NodePart>& parts = session.wait_memo()->node_parts();
   parts.resize(cluster.nodes.size());
   for (const NodeInfo& node : cluster.nodes) {
-    // A node no session changed since the cache counted what its pods hold, as its part was made
-    // before (the cache's versions say so; nothing is pipelined on it then).
-    const bool as_laid_out = node.held_version != 0 && session.node_version(node.id) == 0;
+    // A node no session changed since the cache counted what its pods hold, as its part was made before.
+    const bool as_laid_out = session.NodeAsLaidOut(node.id);
     WaitMemo::NodePart& part = parts[node.id];
-    if (!as_laid_out || part.held_version != node.held_version || part.version != node.version) {
+    if (!as_laid_out || !part.stamp.Matches(node)) {
       StateHash node_hash;
       node_hash.Add(node.version).Add(node.schedulable).Add(node.max_pods).Add(node.allocatable).Add(node.used);
       node_hash.Add(node.releasing).Add(node.pipelined).Add(node.used_limits);
@@ -150,7 +149,7 @@ std::optional<uint64_t> StarvingRunFingerprint(const Session& session, std::stri
         hash.Add(node_hash.value());
         continue;
       }
-      part = {node.version, node.held_version, node_hash.value()};
+      part = {WaitMemo::NodeStamp::Of(node), node_hash.value()};
     }
     hash.Add(part.hash);
   }

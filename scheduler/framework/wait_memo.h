@@ -108,21 +108,26 @@ class WaitMemo {
     uint64_t asked = 0;
   };
   TasksPart& TasksPartOf(uint64_t key);
-  // A node's part of the evicting runs' fingerprint (PlanUnlessFruitless), made when no session
-  // had changed the node since it was laid out, by place: valid while the node object and the
-  // cache's count of what its pods hold are the same (NodeInfo::version, held_version), as
-  // each session lays most nodes out unchanged.
-  struct NodePart {
+  // What a node's carried entries below were made from: the node object and the cache's count of
+  // what its pods hold (NodeInfo::version, held_version). Made only while the node is as laid out
+  // (Session::NodeAsLaidOut), as each session lays most nodes out unchanged; an entry is valid
+  // while the node has the same stamp.
+  struct NodeStamp {
     uint64_t version = 0;
-    uint64_t held_version = 0;  // 0: none made
+    uint64_t held_version = 0;  // 0: no entry made
+    static NodeStamp Of(const NodeInfo& node) { return {node.version, node.held_version}; }
+    bool Matches(const NodeInfo& node) const { return held_version == node.held_version && version == node.version; }
+  };
+  // A node's part of the evicting runs' fingerprint (PlanUnlessFruitless), by place.
+  struct NodePart {
+    NodeStamp stamp;
     uint64_t hash = 0;
   };
   std::vector<NodePart>& node_parts() { return node_parts_; }
-  // A node's parts of FreeCapacity and IdleCapacity (capacity.h), made and valid as a NodePart
-  // is: what the cluster can still take is summed from parts, not counted anew in each session.
+  // A node's parts of FreeCapacity and IdleCapacity (capacity.h), by place: what the cluster can
+  // still take is summed from parts, not counted anew in each session.
   struct NodeFree {
-    uint64_t version = 0;
-    uint64_t held_version = 0;  // 0: none made
+    NodeStamp stamp;
     Resources free;
     Resources idle;
   };
@@ -134,13 +139,12 @@ class WaitMemo {
     Resources idle;
   };
   CarriedCapacity& carried_capacity() { return carried_capacity_; }
-  // Which resource a node is short of first for pods asking a request, made and valid as a
-  // NodePart is (Session's explaining searches): the nodes a session finds unchanged are not
-  // asked again why they refuse a backlog's pods. `short_of` is FirstShortResource's answer, or
-  // kNoPodSlot when the node has no pod slot left (then resources are not asked).
+  // Which resource a node is short of first for pods asking a request, by place (Session's
+  // explaining searches): the nodes a session finds unchanged are not asked again why they refuse
+  // a backlog's pods. `short_of` is the id of the first resource it lacks, -1 none, or kNoPodSlot
+  // when it has no pod slot left (then resources are not asked).
   struct NodeShortage {
-    uint64_t version = 0;
-    uint64_t held_version = 0;  // 0: none made
+    NodeStamp stamp;
     int32_t short_of = -1;
   };
   static constexpr int32_t kNoPodSlot = -2;
