@@ -152,6 +152,8 @@ struct JobInfo {
   // Pods the owner created: `tasks` holds every pod of the job, finished ones included.
   int32_t MaxCount() const { return static_cast<int32_t>(tasks.size()) - Count(TaskStatus::kFailed); }
   bool IsElastic() const { return MaxCount() > min_available; }
+  // More tasks than its min: only such a job can ever have more ready than its min, so workers.
+  bool HasTasksBeyondMin() const { return static_cast<int32_t>(tasks.size()) > min_available; }
 };
 
 // Adds (sign +1) or removes (-1) `task`, in its current status, to or from `job`'s status

@@ -115,7 +115,8 @@ class ElasticScaleAction : public Action {
     };
     std::priority_queue<JobId, std::vector<JobId>, decltype(first_served_on_top)> jobs(
         first_served_on_top);
-    for (JobId id : session.LiveJobs()) {  // a Pending job is not ElasticEligible
+    // A Pending job is not ElasticEligible; one without tasks beyond its min is not scalable.
+    for (JobId id : session.LiveElasticJobs()) {
       const JobInfo& job = session.job(id);
       // The counts first: most live jobs have no pending task, or (a backlog) not their min.
       if (job.Count(TaskStatus::kPending) == 0 || !MinReadyByCount(job)) continue;

@@ -21,6 +21,7 @@ Session::Session(ClusterSnapshot cluster, const SchedulerConfig& config)
     if (job.phase == PodGroupPhase::kPending && job.HoldsNothing()) continue;
     live_[job.id] = true;
     live_jobs_.push_back(job.id);
+    if (job.HasTasksBeyondMin()) live_elastic_jobs_.push_back(job.id);
   }
   // The admitted classes, counted only when there are some (most parked jobs are Pending).
   const std::vector<JobId>& representatives = cluster_.parked_representatives;
@@ -47,6 +48,9 @@ void Session::NoteJobChanged(JobId job) {
   if (live_[job]) return;
   live_[job] = true;
   live_jobs_.insert(std::lower_bound(live_jobs_.begin(), live_jobs_.end(), job), job);
+  if (cluster_.jobs[job].HasTasksBeyondMin()) {
+    live_elastic_jobs_.insert(std::lower_bound(live_elastic_jobs_.begin(), live_elastic_jobs_.end(), job), job);
+  }
 }
 
 Session::~Session() = default;

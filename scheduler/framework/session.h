@@ -111,6 +111,9 @@ class Session {
   // A job joins when its phase or a task of it changes; a pass that changes the phase of a job
   // not in it must not hold the list meanwhile.
   const std::vector<JobId>& LiveJobs() const { return live_jobs_; }
+  // The live jobs with more tasks than their min, in id order: the only ones that may ever have
+  // more ready than their min, so elastic workers (a pass over workers alone need read no other).
+  const std::vector<JobId>& LiveElasticJobs() const { return live_elastic_jobs_; }
   std::vector<TaskInfo>& tasks() { return cluster_.tasks; }
   std::vector<JobInfo>& jobs() { return cluster_.jobs; }
   std::vector<NodeInfo>& nodes() { return cluster_.nodes; }
@@ -454,6 +457,7 @@ class Session {
   // The per-job flags below are bytes, not std::vector<bool>: most are read for every job of a
   // backlog, where a bit's shift and mask cost more than the flag's use.
   std::vector<JobId> live_jobs_;  // LiveJobs()
+  std::vector<JobId> live_elastic_jobs_;  // LiveElasticJobs()
   std::vector<uint8_t> live_;     // per job: in live_jobs_
   // Per job: a task, its phase or its scale time was set in this session (even if a statement
   // undid it), so its laid-out copy may differ; TakeCluster marks these alone.

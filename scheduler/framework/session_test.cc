@@ -119,6 +119,31 @@ TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joine
   CHECK(session.LiveJobs() == std::vector<JobId>{a, b_admitted, c, d});
 }
 
+TEST_CASE("live elastic jobs: the live jobs with more tasks than their min, in id order, joined as live jobs are") {
+  ClusterBuilder b;
+  b.Node("n1", "cpu=8");
+  b.Job("a-elastic-waiting", {.min = 1, .tasks = {{"w", 3, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  b.Job("b-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
+  b.Job("c-elastic", {.min = 2, .tasks = {{"w", 3, "cpu=1"}}});
+  b.Job("d-gang-waiting", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kPending});
+  SchedulerConfig config = testing::MustParseConfig(kConfig);
+  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
+  REQUIRE(opened.ok());
+  Session& session = **opened;
+  const ClusterSnapshot& cluster = session.cluster();
+  const JobId a = cluster.FindJob("default/a-elastic-waiting");
+  const JobId b_gang = cluster.FindJob("default/b-gang");
+  const JobId c = cluster.FindJob("default/c-elastic");
+  const JobId d = cluster.FindJob("default/d-gang-waiting");
+  CHECK(session.LiveJobs() == std::vector<JobId>{b_gang, c});
+  CHECK(session.LiveElasticJobs() == std::vector<JobId>{c});
+  session.AdmitJob(d, Resources());  // live, but never more ready than its min
+  CHECK(session.LiveElasticJobs() == std::vector<JobId>{c});
+  session.AdmitJob(a, Resources());
+  CHECK(session.LiveJobs() == std::vector<JobId>{a, b_gang, c, d});
+  CHECK(session.LiveElasticJobs() == std::vector<JobId>{a, c});
+}
+
 TEST_CASE("a session hands its snapshot back with the jobs it changed marked, and the next snapshot resets them") {
   ClusterBuilder b;
   b.Node("n1", "cpu=8");

@@ -151,7 +151,10 @@ VictimOrder CollectVictims(Session& session, const JobInfo& starving, const Task
       if (task.node != kNoId) on_nodes.emplace_back(task.node, t);
     }
   };
-  for (JobId id : session.LiveJobs()) {  // a Pending job is never a victim (ElasticEligible)
+  // A Pending job is never a victim (ElasticEligible); one without tasks beyond its min has no
+  // elastic worker.
+  const std::vector<JobId>& asked = policy.takes_workers_only ? session.LiveElasticJobs() : session.LiveJobs();
+  for (JobId id : asked) {
     const JobInfo& job = session.job(id);
     if (job.id == starving.id) continue;
     // Most of a backlog: short of its min, never a candidate (MinPlaced, CandidateOf).
@@ -311,7 +314,7 @@ void TakeCarriedParts(const Session& session, WorkerHoldings& holdings) {
   }
   if (holdings.parts.empty()) return;
   std::vector<bool> kept(holdings.parts.size(), false);
-  for (JobId id : session.LiveJobs()) {
+  for (JobId id : session.LiveElasticJobs()) {
     const JobInfo& job = session.job(id);
     if (job.ReadyCount() <= job.min_available) continue;  // no worker (ElasticWorkers)
     const std::optional<uint64_t> key = CarriedWorkersKey(session, job);
@@ -361,8 +364,8 @@ const WorkerHoldings& CountWorkerHoldings(const Session& session) {
   // The plans of a backlog that fail untouched ask it again and again in one state.
   if (holdings.state_version == session.state_version()) return holdings;
   // The parts of the live jobs whose tasks changed since they were counted are counted again
-  // (the other jobs hold nothing).
-  for (JobId id : session.LiveJobs()) {
+  // (the other jobs hold nothing; those without tasks beyond their min have no worker).
+  for (JobId id : session.LiveElasticJobs()) {
     int32_t& index = holdings.part_of[id];
     // Most live jobs of a backlog: no more ready than their min, so no worker (ElasticWorkers).
     if (index < 0 && session.job(id).ReadyCount() <= session.job(id).min_available) continue;

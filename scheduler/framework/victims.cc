@@ -31,10 +31,7 @@ std::vector<bool> ScalableJobs(const Session& session) {
     memos.scalable.assign(session.cluster().jobs.size(), false);
     // Asked only of jobs that may have a worker: no reader looks at the others' (a job with no
     // more tasks than its min has no surplus of ready pods, so no worker, and grows none).
-    for (JobId id : session.LiveJobs()) {
-      const JobInfo& job = session.job(id);
-      if (static_cast<int32_t>(job.tasks.size()) > job.min_available) memos.scalable[id] = session.Scalable(job);
-    }
+    for (JobId id : session.LiveElasticJobs()) memos.scalable[id] = session.Scalable(session.job(id));
     memos.scalable_version = session.state_version();
     memos.scalable_job_changes = session.job_changes();
   }
@@ -54,7 +51,7 @@ VictimPolicy ElasticWorkersPolicy(const Session& session, const JobInfo& starvin
 }
 
 bool CooldownChangesNothing(const Session& session, const std::vector<bool>& scalable) {
-  const std::vector<JobId>& live = session.LiveJobs();
+  const std::vector<JobId>& live = session.LiveElasticJobs();  // the others have no worker
   return std::none_of(live.begin(), live.end(), [&](JobId id) {
     if (scalable[id]) return false;
     // No more ready than its min (most live jobs): no worker, seen here without a call.
