@@ -103,15 +103,12 @@ TEST_CASE("live jobs: all but Pending jobs that hold nothing, in id order, joine
   b.Job("c-evicted", {.tasks = {{"w", 1, "cpu=2"}}, .phase = PodGroupPhase::kPending});
   b.Running("c-evicted-w-0", "n1");  // Pending again, its pod still on the node
   b.Job("d-waiting", {.tasks = {{"w", 2, "cpu=2"}}, .phase = PodGroupPhase::kPending});
-  SchedulerConfig config = testing::MustParseConfig(kConfig);
-  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
-  REQUIRE(opened.ok());
-  Session& session = **opened;
-  const ClusterSnapshot& cluster = session.cluster();
-  const JobId a = cluster.FindJob("default/a-waiting");
-  const JobId b_admitted = cluster.FindJob("default/b-admitted");
-  const JobId c = cluster.FindJob("default/c-evicted");
-  const JobId d = cluster.FindJob("default/d-waiting");
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  const JobId a = s.job("default/a-waiting").id;
+  const JobId b_admitted = s.job("default/b-admitted").id;
+  const JobId c = s.job("default/c-evicted").id;
+  const JobId d = s.job("default/d-waiting").id;
   CHECK(session.LiveJobs() == std::vector<JobId>{b_admitted, c});
   session.AdmitJob(d, Resources());
   CHECK(session.LiveJobs() == std::vector<JobId>{b_admitted, c, d});
@@ -126,15 +123,12 @@ TEST_CASE("live elastic jobs: the live jobs with more tasks than their min, in i
   b.Job("b-gang", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}});
   b.Job("c-elastic", {.min = 2, .tasks = {{"w", 3, "cpu=1"}}});
   b.Job("d-gang-waiting", {.min = 2, .tasks = {{"w", 2, "cpu=1"}}, .phase = PodGroupPhase::kPending});
-  SchedulerConfig config = testing::MustParseConfig(kConfig);
-  absl::StatusOr<std::unique_ptr<Session>> opened = Session::Open(b.Snapshot(0), config, BuiltinRegistry());
-  REQUIRE(opened.ok());
-  Session& session = **opened;
-  const ClusterSnapshot& cluster = session.cluster();
-  const JobId a = cluster.FindJob("default/a-elastic-waiting");
-  const JobId b_gang = cluster.FindJob("default/b-gang");
-  const JobId c = cluster.FindJob("default/c-elastic");
-  const JobId d = cluster.FindJob("default/d-gang-waiting");
+  testing::SessionFixture s(b, kConfig);
+  Session& session = s.session();
+  const JobId a = s.job("default/a-elastic-waiting").id;
+  const JobId b_gang = s.job("default/b-gang").id;
+  const JobId c = s.job("default/c-elastic").id;
+  const JobId d = s.job("default/d-gang-waiting").id;
   CHECK(session.LiveJobs() == std::vector<JobId>{b_gang, c});
   CHECK(session.LiveElasticJobs() == std::vector<JobId>{c});
   session.AdmitJob(d, Resources());  // live, but never more ready than its min
